@@ -1,0 +1,124 @@
+#include "common/env.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstdlib>
+#include <cstdio>
+
+namespace trnsim {
+namespace {
+
+// Rows must stay in EnvVar order; a check below aborts at start-up if they do not.
+constexpr EnvVarInfo kTable[] = {
+    {EnvVar::kLogLevel, "NEURON_RT_LOG_LEVEL", EnvType::kLogLevel, "ERROR",
+     "Console log level for every component: QUIET, ERROR, WARN (WARNING), INFO, DEBUG, TRACE."},
+    {EnvVar::kLogLevelNrt, "NEURON_RT_LOG_LEVEL_NRT", EnvType::kLogLevel, "",
+     "Log level of the runtime/API component (NRT); overrides NEURON_RT_LOG_LEVEL."},
+    {EnvVar::kLogLevelTdrv, "NEURON_RT_LOG_LEVEL_TDRV", EnvType::kLogLevel, "",
+     "Log level of the driver component (TDRV); overrides NEURON_RT_LOG_LEVEL."},
+    {EnvVar::kLogLevelSim, "NEURON_RT_LOG_LEVEL_SIM", EnvType::kLogLevel, "",
+     "trnsim only: log level of the simulator component (SIM)."},
+    {EnvVar::kLogLocation, "NEURON_RT_LOG_LOCATION", EnvType::kString, "CONSOLE",
+     "Where log lines go: CONSOLE (stderr) or SYSLOG."},
+    {EnvVar::kLogicalNcConfig, "NEURON_LOGICAL_NC_CONFIG", EnvType::kInt, "",
+     "Logical NeuronCore size (LNC): 1 or 2 physical cores per logical core. Default 2 on "
+     "trn2/trn3."},
+    {EnvVar::kVirtualCoreSize, "NEURON_RT_VIRTUAL_CORE_SIZE", EnvType::kInt, "",
+     "Older spelling of NEURON_LOGICAL_NC_CONFIG; used when that one is unset."},
+    {EnvVar::kVisibleCores, "NEURON_RT_VISIBLE_CORES", EnvType::kCoreList, "",
+     "Logical cores (instance-wide indices) this process reserves: '3', '2-5' or '2-4,5'; "
+     "must be contiguous and increasing. Takes precedence over NEURON_RT_NUM_CORES."},
+    {EnvVar::kNumCores, "NEURON_RT_NUM_CORES", EnvType::kInt, "",
+     "Number of free logical cores to reserve, starting at the first free one. Unset or 0: "
+     "all."},
+    {EnvVar::kInstance, "TRNSIM_INSTANCE", EnvType::kString, "trn2.48xlarge",
+     "trnsim only: the emulated instance type (see `trnsim-demo --instances`)."},
+    {EnvVar::kDaemon, "TRNSIM_DAEMON", EnvType::kString, "",
+     "trnsim only: address of a neurond daemon (127.0.0.1:PORT or unix:PATH); when set every "
+     "call goes to the daemon instead of the in-process simulator."},
+    {EnvVar::kToken, "TRNSIM_TOKEN", EnvType::kString, "",
+     "trnsim only: the token neurond asks for, when it was started with --token-file."},
+};
+static_assert(std::size(kTable) == static_cast<size_t>(EnvVar::kCount),
+              "every EnvVar needs exactly one row");
+
+bool TableIsOrdered() {
+  for (size_t i = 0; i < std::size(kTable); ++i) {
+    if (static_cast<size_t>(kTable[i].id) != i) return false;
+  }
+  return true;
+}
+
+std::string Upper(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return out;
+}
+
+}  // namespace
+
+std::span<const EnvVarInfo> EnvTable() {
+  static const bool ordered = TableIsOrdered();
+  if (!ordered) {
+    std::fprintf(stderr, "trnsim: environment table rows are out of EnvVar order\n");
+    std::abort();
+  }
+  return kTable;
+}
+
+const EnvVarInfo& EnvInfo(EnvVar var) { return EnvTable()[static_cast<size_t>(var)]; }
+
+Environment Environment::FromProcess() {
+  Environment env;
+  for (const EnvVarInfo& info : EnvTable()) {
+    if (const char* value = std::getenv(info.name)) {
+      env.values_[static_cast<int>(info.id)] = value;
+    }
+  }
+  return env;
+}
+
+Environment Environment::FromMap(const std::map<std::string, std::string>& values) {
+  Environment env;
+  for (const EnvVarInfo& info : EnvTable()) {
+    auto it = values.find(info.name);
+    if (it != values.end()) env.values_[static_cast<int>(info.id)] = it->second;
+  }
+  return env;
+}
+
+std::optional<std::string_view> Environment::Raw(EnvVar var) const {
+  const auto& value = values_[static_cast<int>(var)];
+  if (!value) return std::nullopt;
+  return std::string_view(*value);
+}
+
+std::string_view Environment::Get(EnvVar var) const {
+  const auto& value = values_[static_cast<int>(var)];
+  if (value && !value->empty()) return *value;
+  return EnvInfo(var).default_value;
+}
+
+StatusOr<int64_t> Environment::GetInt(EnvVar var) const {
+  std::string_view text = Get(var);
+  int64_t parsed = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), parsed);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
+    return InvalidError(std::string(EnvInfo(var).name) + "='" + std::string(text) +
+                        "' is not an integer");
+  }
+  return parsed;
+}
+
+StatusOr<bool> Environment::GetBool(EnvVar var) const {
+  std::string value = Upper(Get(var));
+  if (value == "1" || value == "TRUE" || value == "YES" || value == "ON") return true;
+  if (value.empty() || value == "0" || value == "FALSE" || value == "NO" || value == "OFF") {
+    return false;
+  }
+  return InvalidError(std::string(EnvInfo(var).name) + "='" + value + "' is not a boolean");
+}
+
+}  // namespace trnsim

@@ -1,0 +1,97 @@
+// Device: the emulated kernel driver, as the runtime sees it. One Device is one process's
+// connection to one emulated instance — like the set of /dev/neuron* nodes a real process opens.
+// The runtime talks only to this interface and never knows which back end serves it:
+//   sim     the instance lives in this process (driver/sim/)
+//   remote  the instance lives in neurond; each method is one RPC (issue: neurond)
+// Back ends are listed in device_registry.cc and chosen by DeviceOptions::backend.
+//
+// Addresses: memory is named by an opaque MemoryHandle the back end allocates (never a host
+// pointer), so every method can cross a process boundary unchanged.
+//
+// Errors: every method validates its arguments against the back end's own state and returns
+// NRT_INVALID_HANDLE for an unknown handle, NRT_INVALID for out-of-range offsets/sizes/indices,
+// NRT_RESOURCE when memory is exhausted, NRT_FAILURE for cores already owned.
+//
+// Thread safety: all methods may be called concurrently from any thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "common/status_or.h"
+#include "simulator/spec/instance_spec.h"
+
+namespace trnsim::driver {
+
+using MemoryHandle = uint64_t;  // 0 is never a valid handle
+inline constexpr MemoryHandle kInvalidMemoryHandle = 0;
+
+// What a block of device memory holds; kept for memory reports (neuron-top, neuron-monitor).
+enum class MemoryCategory : uint8_t { kTensor, kConstant, kScratchpad, kCode, kMisc };
+
+struct AllocationRequest {
+  int chip = 0;                // 0 .. chip_count-1
+  int hbm = 0;                 // HBM stack on that chip
+  uint64_t size_bytes = 0;     // > 0
+  uint64_t alignment_bytes = 64;  // a power of two
+  int owner_core = 0;          // instance-wide physical core charged for the memory
+  MemoryCategory category = MemoryCategory::kTensor;
+};
+
+struct AllocationInfo {
+  MemoryHandle handle = kInvalidMemoryHandle;
+  int chip = 0;
+  int hbm = 0;
+  uint64_t device_address = 0;  // physical address in the chip's address space
+  uint64_t size_bytes = 0;      // the reserved size: the request rounded up
+  int owner_core = 0;
+  MemoryCategory category = MemoryCategory::kTensor;
+};
+
+struct HbmUsage {
+  uint64_t used_bytes = 0;
+  uint64_t capacity_bytes = 0;
+};
+
+class Device {
+ public:
+  virtual ~Device() = default;
+
+  // The instance this device emulates.
+  virtual const simulator::InstanceSpec& instance_spec() const = 0;
+
+  // Reserves physical cores [first, first+count) (instance-wide indices) for this connection.
+  // NRT_FAILURE if any is held by another connection; NRT_INVALID if out of range.
+  virtual Status AcquireCores(int first_physical_core, int count) = 0;
+  // Releases cores this connection holds; cores it does not hold are ignored.
+  virtual void ReleaseCores(int first_physical_core, int count) = 0;
+
+  // Device memory. A new allocation reads as zero.
+  virtual StatusOr<AllocationInfo> Allocate(const AllocationRequest& request) = 0;
+  virtual Status Free(MemoryHandle handle) = 0;
+  virtual StatusOr<AllocationInfo> Describe(MemoryHandle handle) = 0;
+  virtual Status Write(MemoryHandle handle, uint64_t offset, const void* src, uint64_t size) = 0;
+  virtual Status Read(MemoryHandle handle, uint64_t offset, void* dst, uint64_t size) = 0;
+  // Copies between two allocations (or within one; overlapping ranges behave like memmove).
+  virtual Status Copy(MemoryHandle src, uint64_t src_offset, MemoryHandle dst,
+                      uint64_t dst_offset, uint64_t size) = 0;
+  virtual Status Fill(MemoryHandle handle, uint64_t offset, uint8_t value, uint64_t size) = 0;
+  // Host address of byte `offset` of the allocation when the back end can map device memory
+  // into this process (sim), else nullptr (remote). Valid until the memory is freed.
+  virtual void* HostAddress(MemoryHandle handle, uint64_t offset) = 0;
+  // Usage of one HBM stack across every connection.
+  virtual StatusOr<HbmUsage> GetHbmUsage(int chip, int hbm) = 0;
+};
+
+struct DeviceOptions {
+  std::string backend = "sim";  // a name from device_registry.cc
+  const simulator::InstanceSpec* instance = nullptr;  // sim: the instance to build
+  std::string address;          // remote: the daemon address
+  std::string token;            // remote: the daemon's token
+};
+
+// Opens a device with the named back end; NRT_INVALID names the known back ends.
+StatusOr<std::unique_ptr<Device>> OpenDevice(const DeviceOptions& options);
+
+}  // namespace trnsim::driver

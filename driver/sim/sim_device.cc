@@ -1,0 +1,175 @@
+#include "driver/sim/sim_device.h"
+
+#include <cstring>
+#include <string>
+
+#include "common/log.h"
+
+namespace trnsim::driver::sim {
+namespace {
+
+std::string RangeText(uint64_t offset, uint64_t size) {
+  return "[" + std::to_string(offset) + ", +" + std::to_string(size) + ")";
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Device>> OpenSimDevice(const DeviceOptions& options) {
+  if (options.instance == nullptr) return InvalidError("the sim back end needs an instance type");
+  TRNSIM_ASSIGN_OR_RETURN(auto instance, simulator::Instance::Create(*options.instance));
+  TRNSIM_LOG(Info, Tdrv) << "emulated " << options.instance->type_name << ": "
+                         << options.instance->chip_count << " x " << options.instance->chip->name;
+  return std::unique_ptr<Device>(new SimDevice(std::move(instance)));
+}
+
+SimDevice::SimDevice(std::unique_ptr<simulator::Instance> instance)
+    : instance_(std::move(instance)) {
+  const simulator::InstanceSpec& spec = instance_->spec();
+  for (int c = 0; c < spec.chip_count; ++c) {
+    for (int h = 0; h < spec.chip->hbm_stacks; ++h) {
+      allocators_.emplace_back(spec.chip->hbm_bytes_per_stack);
+    }
+  }
+  core_owned_.assign(spec.PhysicalCores(), false);
+}
+
+Status SimDevice::AcquireCores(int first, int count) {
+  std::unique_lock lock(mutex_);
+  int total = static_cast<int>(core_owned_.size());
+  if (first < 0 || count <= 0 || first > total - count) {
+    return InvalidError("physical cores " + RangeText(first, count) + " are outside the " +
+                        std::to_string(total) + " cores of the instance");
+  }
+  for (int c = first; c < first + count; ++c) {
+    if (core_owned_[c]) {
+      return FailureError("NeuronCore " + std::to_string(c) + " is already in use");
+    }
+  }
+  for (int c = first; c < first + count; ++c) core_owned_[c] = true;
+  return Status::Ok();
+}
+
+void SimDevice::ReleaseCores(int first, int count) {
+  std::unique_lock lock(mutex_);
+  for (int c = first; c < first + count; ++c) {
+    if (c >= 0 && c < static_cast<int>(core_owned_.size())) core_owned_[c] = false;
+  }
+}
+
+HbmAllocator& SimDevice::AllocatorFor(int chip, int hbm) {
+  return allocators_[chip * instance_->spec().chip->hbm_stacks + hbm];
+}
+
+StatusOr<AllocationInfo> SimDevice::Allocate(const AllocationRequest& request) {
+  const simulator::InstanceSpec& spec = instance_->spec();
+  if (request.chip < 0 || request.chip >= spec.chip_count || request.hbm < 0 ||
+      request.hbm >= spec.chip->hbm_stacks) {
+    return InvalidError("no HBM stack " + std::to_string(request.hbm) + " on chip " +
+                        std::to_string(request.chip));
+  }
+  std::unique_lock lock(mutex_);
+  TRNSIM_ASSIGN_OR_RETURN(HbmAllocator::Block block,
+                          AllocatorFor(request.chip, request.hbm)
+                              .Allocate(request.size_bytes, request.alignment_bytes));
+  // Freed memory was discarded, so the block already reads as zero.
+  Allocation allocation;
+  allocation.hbm_offset = block.offset;
+  allocation.info.handle = next_handle_++;
+  allocation.info.chip = request.chip;
+  allocation.info.hbm = request.hbm;
+  allocation.info.device_address = spec.chip->hbm_base_pa[request.hbm] + block.offset;
+  allocation.info.size_bytes = block.size_bytes;
+  allocation.info.owner_core = request.owner_core;
+  allocation.info.category = request.category;
+  allocations_[allocation.info.handle] = allocation;
+  return allocation.info;
+}
+
+Status SimDevice::Free(MemoryHandle handle) {
+  std::unique_lock lock(mutex_);
+  auto it = allocations_.find(handle);
+  if (it == allocations_.end()) {
+    return InvalidHandleError("no device memory with handle " + std::to_string(handle));
+  }
+  const Allocation& a = it->second;
+  instance_->chip(a.info.chip).hbm(a.info.hbm).Discard(a.hbm_offset, a.info.size_bytes);
+  TRNSIM_RETURN_IF_ERROR(AllocatorFor(a.info.chip, a.info.hbm).Free(a.hbm_offset));
+  allocations_.erase(it);
+  return Status::Ok();
+}
+
+StatusOr<const SimDevice::Allocation*> SimDevice::Lookup(MemoryHandle handle, uint64_t offset,
+                                                         uint64_t size) const {
+  auto it = allocations_.find(handle);
+  if (it == allocations_.end()) {
+    return InvalidHandleError("no device memory with handle " + std::to_string(handle));
+  }
+  uint64_t limit = it->second.info.size_bytes;
+  if (offset > limit || size > limit - offset) {
+    return InvalidError("range " + RangeText(offset, size) + " is outside the " +
+                        std::to_string(limit) + "-byte allocation");
+  }
+  return &it->second;
+}
+
+StatusOr<AllocationInfo> SimDevice::Describe(MemoryHandle handle) {
+  std::shared_lock lock(mutex_);
+  TRNSIM_ASSIGN_OR_RETURN(const Allocation* a, Lookup(handle, 0, 0));
+  return a->info;
+}
+
+Status SimDevice::Write(MemoryHandle handle, uint64_t offset, const void* src, uint64_t size) {
+  std::shared_lock lock(mutex_);
+  TRNSIM_ASSIGN_OR_RETURN(const Allocation* a, Lookup(handle, offset, size));
+  if (size > 0 && src == nullptr) return InvalidError("source buffer is NULL");
+  instance_->chip(a->info.chip).hbm(a->info.hbm).Write(a->hbm_offset + offset, src, size);
+  return Status::Ok();
+}
+
+Status SimDevice::Read(MemoryHandle handle, uint64_t offset, void* dst, uint64_t size) {
+  std::shared_lock lock(mutex_);
+  TRNSIM_ASSIGN_OR_RETURN(const Allocation* a, Lookup(handle, offset, size));
+  if (size > 0 && dst == nullptr) return InvalidError("destination buffer is NULL");
+  instance_->chip(a->info.chip).hbm(a->info.hbm).Read(a->hbm_offset + offset, dst, size);
+  return Status::Ok();
+}
+
+Status SimDevice::Copy(MemoryHandle src, uint64_t src_offset, MemoryHandle dst,
+                       uint64_t dst_offset, uint64_t size) {
+  std::shared_lock lock(mutex_);
+  TRNSIM_ASSIGN_OR_RETURN(const Allocation* s, Lookup(src, src_offset, size));
+  TRNSIM_ASSIGN_OR_RETURN(const Allocation* d, Lookup(dst, dst_offset, size));
+  if (size == 0) return Status::Ok();
+  uint8_t* from = instance_->chip(s->info.chip).hbm(s->info.hbm).HostAddress(s->hbm_offset);
+  uint8_t* to = instance_->chip(d->info.chip).hbm(d->info.hbm).HostAddress(d->hbm_offset);
+  std::memmove(to + dst_offset, from + src_offset, size);
+  return Status::Ok();
+}
+
+Status SimDevice::Fill(MemoryHandle handle, uint64_t offset, uint8_t value, uint64_t size) {
+  std::shared_lock lock(mutex_);
+  TRNSIM_ASSIGN_OR_RETURN(const Allocation* a, Lookup(handle, offset, size));
+  instance_->chip(a->info.chip).hbm(a->info.hbm).Fill(a->hbm_offset + offset, value, size);
+  return Status::Ok();
+}
+
+void* SimDevice::HostAddress(MemoryHandle handle, uint64_t offset) {
+  std::shared_lock lock(mutex_);
+  StatusOr<const Allocation*> a = Lookup(handle, offset, 0);
+  if (!a.ok()) return nullptr;
+  return instance_->chip((*a)->info.chip).hbm((*a)->info.hbm).HostAddress((*a)->hbm_offset +
+                                                                         offset);
+}
+
+StatusOr<HbmUsage> SimDevice::GetHbmUsage(int chip, int hbm) {
+  const simulator::InstanceSpec& spec = instance_->spec();
+  if (chip < 0 || chip >= spec.chip_count || hbm < 0 || hbm >= spec.chip->hbm_stacks) {
+    return InvalidError("no HBM stack " + std::to_string(hbm) + " on chip " +
+                        std::to_string(chip));
+  }
+  std::shared_lock lock(mutex_);
+  HbmAllocator& allocator = AllocatorFor(chip, hbm);
+  return HbmUsage{allocator.used_bytes(), allocator.capacity_bytes()};
+}
+
+}  // namespace trnsim::driver::sim

@@ -1,0 +1,104 @@
+#include "runtime/config.h"
+
+#include <charconv>
+
+namespace trnsim::runtime {
+namespace {
+
+StatusOr<int> ParseIndex(std::string_view text, std::string_view whole) {
+  int value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || value < 0) {
+    return InvalidError("NEURON_RT_VISIBLE_CORES='" + std::string(whole) +
+                        "' is malformed: '" + std::string(text) + "' is not a core index");
+  }
+  return value;
+}
+
+std::string RangeText(int first, int count) {
+  if (count == 1) return std::to_string(first);
+  return std::to_string(first) + "-" + std::to_string(first + count - 1);
+}
+
+}  // namespace
+
+StatusOr<std::vector<int>> ParseCoreList(std::string_view text) {
+  std::vector<int> cores;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t comma = text.find(',', pos);
+    std::string_view item = text.substr(pos, comma == std::string_view::npos ? text.npos
+                                                                             : comma - pos);
+    size_t dash = item.find('-');
+    if (dash == std::string_view::npos) {
+      TRNSIM_ASSIGN_OR_RETURN(int core, ParseIndex(item, text));
+      cores.push_back(core);
+    } else {
+      TRNSIM_ASSIGN_OR_RETURN(int first, ParseIndex(item.substr(0, dash), text));
+      TRNSIM_ASSIGN_OR_RETURN(int last, ParseIndex(item.substr(dash + 1), text));
+      if (last < first) {
+        return InvalidError("NEURON_RT_VISIBLE_CORES='" + std::string(text) + "': range '" +
+                            std::string(item) + "' is decreasing");
+      }
+      for (int c = first; c <= last; ++c) cores.push_back(c);
+    }
+    if (comma == std::string_view::npos) break;
+    pos = comma + 1;
+  }
+  for (size_t i = 1; i < cores.size(); ++i) {
+    if (cores[i] != cores[i - 1] + 1) {
+      return InvalidError("NEURON_RT_VISIBLE_CORES='" + std::string(text) +
+                          "' must name contiguous, increasing cores");
+    }
+  }
+  return cores;
+}
+
+StatusOr<RuntimeConfig> ParseRuntimeConfig(const Environment& env) {
+  RuntimeConfig config;
+  TRNSIM_ASSIGN_OR_RETURN(config.instance,
+                          simulator::FindInstanceSpec(env.Get(EnvVar::kInstance)));
+
+  config.lnc = config.instance->default_lnc;
+  for (EnvVar var : {EnvVar::kVirtualCoreSize, EnvVar::kLogicalNcConfig}) {
+    if (env.Get(var).empty()) continue;
+    TRNSIM_ASSIGN_OR_RETURN(int64_t lnc, env.GetInt(var));
+    if (lnc != 1 && lnc != 2) {
+      return InvalidError(std::string(EnvInfo(var).name) + "=" + std::to_string(lnc) +
+                          " is not a valid logical NeuronCore size (1 or 2)");
+    }
+    config.lnc = static_cast<int>(lnc);  // NEURON_LOGICAL_NC_CONFIG is read last and wins
+  }
+  config.total_vnc = config.instance->PhysicalCores() / config.lnc;
+
+  const std::string available = "Available: " + RangeText(0, config.total_vnc);
+  if (!env.Get(EnvVar::kVisibleCores).empty()) {
+    TRNSIM_ASSIGN_OR_RETURN(std::vector<int> cores,
+                            ParseCoreList(env.Get(EnvVar::kVisibleCores)));
+    if (cores.back() >= config.total_vnc) {
+      return FailureError("Logical Neuron Core(s) not available - Requested: " +
+                          std::string(env.Get(EnvVar::kVisibleCores)) + " " + available);
+    }
+    config.first_visible_vnc = cores.front();
+    config.visible_vnc_count = static_cast<int>(cores.size());
+  } else if (!env.Get(EnvVar::kNumCores).empty()) {
+    TRNSIM_ASSIGN_OR_RETURN(int64_t count, env.GetInt(EnvVar::kNumCores));
+    if (count < 0) return InvalidError("NEURON_RT_NUM_CORES must not be negative");
+    if (count > config.total_vnc) {
+      return FailureError("Logical Neuron Core(s) not available - Requested: " +
+                          std::to_string(count) + " cores " + available);
+    }
+    config.visible_vnc_count = count == 0 ? config.total_vnc : static_cast<int>(count);
+  } else {
+    config.visible_vnc_count = config.total_vnc;
+  }
+
+  if (!env.Get(EnvVar::kDaemon).empty()) {
+    config.backend = "remote";
+    config.daemon_address = std::string(env.Get(EnvVar::kDaemon));
+    config.token = std::string(env.Get(EnvVar::kToken));
+  }
+  return config;
+}
+
+}  // namespace trnsim::runtime

@@ -1,0 +1,37 @@
+// RuntimeConfig: the runtime's configuration, parsed once from an Environment snapshot at
+// nrt_init (the pre-init queries parse a fresh one). Rules follow AWS's runtime:
+//  - LNC: NEURON_LOGICAL_NC_CONFIG, else NEURON_RT_VIRTUAL_CORE_SIZE, else the instance's
+//    default (2 on trn2/trn3); only 1 or 2 are valid (NRT_INVALID otherwise).
+//  - Visible cores: NEURON_RT_VISIBLE_CORES ("3", "2-5", "2-4,5"; logical, instance-wide,
+//    contiguous and increasing) wins over NEURON_RT_NUM_CORES (count from core 0; 0 = all).
+//    A malformed or non-contiguous list is NRT_INVALID; cores past the instance are
+//    NRT_FAILURE ("Logical Neuron Core(s) not available"), as AWS reports them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/env.h"
+#include "common/status_or.h"
+#include "simulator/spec/instance_spec.h"
+
+namespace trnsim::runtime {
+
+struct RuntimeConfig {
+  const simulator::InstanceSpec* instance = nullptr;
+  int lnc = 2;                 // physical cores per logical core
+  int total_vnc = 0;           // logical cores in the instance at this LNC
+  int first_visible_vnc = 0;   // instance-wide index of this process's vnc 0
+  int visible_vnc_count = 0;
+  std::string backend = "sim";  // "remote" when TRNSIM_DAEMON is set
+  std::string daemon_address;
+  std::string token;
+};
+
+StatusOr<RuntimeConfig> ParseRuntimeConfig(const Environment& env);
+
+// Parses a NEURON_RT_VISIBLE_CORES value into its sorted core indices. NRT_INVALID when
+// malformed, not increasing, or not contiguous.
+StatusOr<std::vector<int>> ParseCoreList(std::string_view text);
+
+}  // namespace trnsim::runtime

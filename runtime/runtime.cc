@@ -1,0 +1,421 @@
+#include "runtime/runtime.h"
+
+#include <pthread.h>
+
+#include "common/log.h"
+
+namespace trnsim::runtime {
+namespace {
+
+constexpr uint32_t kFrameworkTypeFirst = 1;  // NRT_FRAMEWORK_TYPE_NO_FW
+constexpr uint32_t kFrameworkTypeLast = 5;   // NRT_FRAMEWORK_TYPE_PRECHECK
+constexpr uint64_t kDeviceAlignmentBytes = 64;
+
+std::string VisibleText(const RuntimeConfig& config) {
+  int last = config.first_visible_vnc + config.visible_vnc_count - 1;
+  return std::to_string(config.first_visible_vnc) +
+         (config.visible_vnc_count > 1 ? "-" + std::to_string(last) : "");
+}
+
+}  // namespace
+
+Runtime& Runtime::Get() {
+  // Never destroyed: libnrt may be called from other libraries' static destructors.
+  static Runtime* runtime = new Runtime();
+  return *runtime;
+}
+
+Runtime::Runtime() { pthread_atfork(nullptr, nullptr, &Runtime::OnForkChild); }
+
+void Runtime::OnForkChild() {
+  Runtime& self = Get();
+  // The child got a copy of the parent's state but shares no device with it. It must not free
+  // anything the parent holds; everything it owns is abandoned.
+  if (self.state_ == State::kInit) {
+    self.state_ = State::kChild;
+    (void)self.device_.release();
+    (void)self.core_map_.release();
+    (void)self.vnc_bytes_used_.release();
+    self.tensors_.clear();
+    self.tensor_sets_.clear();
+  }
+}
+
+Status Runtime::Init(uint32_t framework, const std::string& framework_version,
+                     const std::string& fal_version) {
+  Environment env = Environment::FromProcess();
+  ConfigureLogging(env);
+  std::unique_lock lock(mutex_);
+  if (state_ == State::kInit) return Status::Ok();
+  if (state_ == State::kChild) {
+    return FailureError("this process was forked from one that initialised the runtime; a "
+                        "forked child cannot use it");
+  }
+  if (framework < kFrameworkTypeFirst || framework > kFrameworkTypeLast) {
+    return InvalidError("framework type " + std::to_string(framework) +
+                        " is not a valid nrt_framework_type_t");
+  }
+  TRNSIM_ASSIGN_OR_RETURN(RuntimeConfig config, ParseRuntimeConfig(env));
+
+  driver::DeviceOptions options;
+  options.backend = config.backend;
+  options.instance = config.instance;
+  options.address = config.daemon_address;
+  options.token = config.token;
+  StatusOr<std::unique_ptr<driver::Device>> device = driver::OpenDevice(options);
+  if (!device.ok()) {
+    if (config.backend == "remote") {
+      return Status(device.status().code(), "TRNSIM_DAEMON=" + config.daemon_address +
+                                                ": " + device.status().message());
+    }
+    return device.status();
+  }
+
+  auto core_map = std::make_unique<CoreMap>(config);
+  CoreLocation first = core_map->Locate(0);
+  Status acquired =
+      (*device)->AcquireCores(first.first_physical, config.visible_vnc_count * config.lnc);
+  if (!acquired.ok()) {
+    return FailureError("Logical Neuron Core(s) not available - Requested: " +
+                        VisibleText(config) + " (" + acquired.message() + ")");
+  }
+
+  config_ = config;
+  core_map_ = std::move(core_map);
+  device_ = std::move(*device);
+  vnc_bytes_used_ = std::make_unique<std::atomic<uint64_t>[]>(config.visible_vnc_count);
+  state_ = State::kInit;
+  TRNSIM_LOG(Info, Nrt) << "initialised on emulated " << config.instance->type_name
+                        << ", LNC=" << config.lnc << ", logical cores " << VisibleText(config)
+                        << " (framework " << framework << " '" << framework_version
+                        << "', fal '" << fal_version << "')";
+  return Status::Ok();
+}
+
+void Runtime::Close() {
+  std::unique_lock lock(mutex_);
+  if (state_ != State::kInit) return;
+  for (TensorSet* set : tensor_sets_) delete set;
+  tensor_sets_.clear();
+  for (Tensor* tensor : tensors_) delete tensor;  // device memory goes back with the storage
+  tensors_.clear();
+  CoreLocation first = core_map_->Locate(0);
+  device_->ReleaseCores(first.first_physical, config_.visible_vnc_count * config_.lnc);
+  device_.reset();
+  core_map_.reset();
+  vnc_bytes_used_.reset();
+  state_ = State::kClosed;
+  TRNSIM_LOG(Info, Nrt) << "closed";
+}
+
+Status Runtime::CheckInitializedLocked() const {
+  switch (state_) {
+    case State::kInit: return Status::Ok();
+    case State::kStart:
+      return Status(StatusCode::kUninitialized, "the runtime is not initialised: call nrt_init");
+    case State::kClosed:
+      return Status(StatusCode::kClosed, "the runtime was closed by nrt_close");
+    case State::kChild:
+      return FailureError("a process forked from an initialised runtime cannot use it");
+  }
+  return FailureError("unknown runtime state");
+}
+
+Status Runtime::CheckInitialized() const {
+  std::shared_lock lock(mutex_);
+  return CheckInitializedLocked();
+}
+
+StatusOr<RuntimeConfig> Runtime::CurrentConfig() const {
+  {
+    std::shared_lock lock(mutex_);
+    if (state_ == State::kInit) return config_;
+  }
+  return ParseRuntimeConfig(Environment::FromProcess());
+}
+
+StatusOr<uint32_t> Runtime::TotalVncCount() const {
+  TRNSIM_ASSIGN_OR_RETURN(RuntimeConfig config, CurrentConfig());
+  return static_cast<uint32_t>(config.total_vnc);
+}
+
+StatusOr<uint32_t> Runtime::VisibleVncCount() const {
+  TRNSIM_ASSIGN_OR_RETURN(RuntimeConfig config, CurrentConfig());
+  return static_cast<uint32_t>(config.visible_vnc_count);
+}
+
+StatusOr<uint32_t> Runtime::LogicalCoreSize() const {
+  TRNSIM_ASSIGN_OR_RETURN(RuntimeConfig config, CurrentConfig());
+  return static_cast<uint32_t>(config.lnc);
+}
+
+StatusOr<InstanceInfo> Runtime::GetInstanceInfo() const {
+  TRNSIM_ASSIGN_OR_RETURN(RuntimeConfig config, CurrentConfig());
+  InstanceInfo info;
+  info.family = config.instance->nrt_family;
+  info.size = config.instance->nrt_size;
+  info.arch_name = config.instance->chip->core_arch;
+  info.device_revision = config.instance->chip->device_revision;
+  return info;
+}
+
+StatusOr<uint32_t> Runtime::HostDeviceId(int neuron_device) const {
+  TRNSIM_ASSIGN_OR_RETURN(RuntimeConfig config, CurrentConfig());
+  if (neuron_device < 0 || neuron_device >= config.instance->chip_count) {
+    return InvalidError("no Neuron device " + std::to_string(neuron_device) + " (the " +
+                        config.instance->type_name + " has " +
+                        std::to_string(config.instance->chip_count) + ")");
+  }
+  // trnsim runs no containers that remap devices: runtime and host ids coincide.
+  return static_cast<uint32_t>(neuron_device);
+}
+
+StatusOr<std::vector<uint32_t>> Runtime::RoutingIdMap() const {
+  TRNSIM_ASSIGN_OR_RETURN(RuntimeConfig config, CurrentConfig());
+  std::vector<uint32_t> map(config.instance->chip_count);
+  for (size_t i = 0; i < map.size(); ++i) map[i] = static_cast<uint32_t>(i);  // rid == host id
+  return map;
+}
+
+Status Runtime::CheckTensor(const Tensor* tensor) const {
+  if (tensor == nullptr) return InvalidError("tensor is NULL");
+  if (!tensors_.count(const_cast<Tensor*>(tensor))) {
+    return InvalidHandleError("tensor handle is not live (freed, or freed by nrt_close)");
+  }
+  return Status::Ok();
+}
+
+Status Runtime::CheckSet(const TensorSet* set) const {
+  if (set == nullptr) return InvalidError("tensor set is NULL");
+  if (!tensor_sets_.count(const_cast<TensorSet*>(set))) {
+    return InvalidHandleError("tensor set handle is not live (destroyed, or freed by nrt_close)");
+  }
+  return Status::Ok();
+}
+
+Tensor* Runtime::Adopt(std::unique_ptr<Tensor> tensor) {
+  Tensor* raw = tensor.release();
+  tensors_.insert(raw);
+  return raw;
+}
+
+StatusOr<Tensor*> Runtime::AllocateTensor(Placement placement, int vnc, uint64_t size,
+                                          const std::string& name) {
+  std::unique_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  std::shared_ptr<TensorStorage> storage;
+  switch (placement) {
+    case Placement::kDevice: {
+      if (!core_map_->IsVisible(vnc)) {
+        return InvalidError("logical core " + std::to_string(vnc) +
+                            " is not one of this process's " +
+                            std::to_string(core_map_->visible_count()) + " visible cores");
+      }
+      if (size == 0) return InvalidError("a device tensor cannot be 0 bytes");
+      CoreLocation where = core_map_->Locate(vnc);
+      driver::AllocationRequest request;
+      request.chip = where.chip;
+      request.hbm = where.hbm;
+      request.size_bytes = size;
+      request.alignment_bytes = kDeviceAlignmentBytes;
+      request.owner_core = where.first_physical;
+      request.category = driver::MemoryCategory::kTensor;
+      StatusOr<std::unique_ptr<DeviceStorage>> device_storage =
+          DeviceStorage::Create(device_.get(), request, vnc, &vnc_bytes_used_[vnc]);
+      if (!device_storage.ok()) {
+        const Status& s = device_storage.status();
+        return Status(s.code(), "tensor '" + name + "' (" + std::to_string(size) +
+                                    " bytes) on logical core " + std::to_string(vnc) + ": " +
+                                    s.message());
+      }
+      storage = std::move(*device_storage);
+      break;
+    }
+    case Placement::kHost:
+    case Placement::kVirtual: {
+      TRNSIM_ASSIGN_OR_RETURN(auto host, HostStorage::Create(placement, size));
+      storage = std::move(host);
+      break;
+    }
+    default:
+      return InvalidError("placement " + std::to_string(static_cast<int>(placement)) +
+                          " is not a valid nrt_tensor_placement_t");
+  }
+  return Adopt(std::make_unique<Tensor>(name, std::move(storage), 0, size));
+}
+
+StatusOr<Tensor*> Runtime::AllocateEmptyTensor(const std::string& name) {
+  std::unique_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  return Adopt(std::make_unique<Tensor>(name, nullptr, 0, 0));
+}
+
+StatusOr<Tensor*> Runtime::AllocateSlice(const Tensor* source, uint64_t offset, uint64_t size,
+                                         const std::string& name) {
+  std::unique_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  TRNSIM_RETURN_IF_ERROR(CheckTensor(source));
+  TRNSIM_ASSIGN_OR_RETURN(auto slice, source->Slice(offset, size, name));
+  return Adopt(std::move(slice));
+}
+
+Status Runtime::FreeTensor(Tensor* tensor) {
+  std::unique_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  TRNSIM_RETURN_IF_ERROR(CheckTensor(tensor));
+  for (TensorSet* set : tensor_sets_) set->Forget(tensor);
+  tensors_.erase(tensor);
+  delete tensor;
+  return Status::Ok();
+}
+
+Status Runtime::ReadTensor(const Tensor* tensor, void* dst, uint64_t offset, uint64_t size) {
+  std::shared_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  TRNSIM_RETURN_IF_ERROR(CheckTensor(tensor));
+  return tensor->Read(offset, dst, size);
+}
+
+Status Runtime::WriteTensor(Tensor* tensor, const void* src, uint64_t offset, uint64_t size) {
+  std::shared_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  TRNSIM_RETURN_IF_ERROR(CheckTensor(tensor));
+  return tensor->Write(offset, src, size);
+}
+
+Status Runtime::CopyTensor(const Tensor* src, uint64_t src_offset, Tensor* dst,
+                           uint64_t dst_offset, uint64_t size) {
+  std::shared_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  TRNSIM_RETURN_IF_ERROR(CheckTensor(src));
+  TRNSIM_RETURN_IF_ERROR(CheckTensor(dst));
+  return Tensor::Copy(*src, src_offset, *dst, dst_offset, size);
+}
+
+Status Runtime::MemsetTensor(Tensor* tensor, uint64_t offset, uint8_t value, uint64_t size) {
+  std::shared_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  TRNSIM_RETURN_IF_ERROR(CheckTensor(tensor));
+  return tensor->Fill(offset, value, size);
+}
+
+Status Runtime::AttachBuffer(Tensor* tensor, void* buffer, uint64_t size) {
+  std::unique_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  TRNSIM_RETURN_IF_ERROR(CheckTensor(tensor));
+  if (buffer == nullptr) return InvalidError("buffer is NULL");
+  tensor->AttachBuffer(buffer, size);
+  return Status::Ok();
+}
+
+Status Runtime::ReadTensorBatch(
+    const std::vector<std::pair<const Tensor*, std::vector<TensorBatchOp>>>& batches) {
+  std::shared_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  for (const auto& [tensor, ops] : batches) {
+    TRNSIM_RETURN_IF_ERROR(CheckTensor(tensor));
+    for (const TensorBatchOp& op : ops) {
+      // A zero-byte read validates the range without moving data.
+      TRNSIM_RETURN_IF_ERROR(tensor->CheckRange(op.offset, op.size, "batch read"));
+      if (op.size > 0 && op.buffer == nullptr) return InvalidError("batch buffer is NULL");
+    }
+  }
+  for (const auto& [tensor, ops] : batches) {
+    for (const TensorBatchOp& op : ops) {
+      TRNSIM_RETURN_IF_ERROR(tensor->Read(op.offset, op.buffer, op.size));
+    }
+  }
+  return Status::Ok();
+}
+
+Status Runtime::WriteTensorBatch(
+    const std::vector<std::pair<Tensor*, std::vector<TensorBatchOp>>>& batches) {
+  std::shared_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  for (const auto& [tensor, ops] : batches) {
+    TRNSIM_RETURN_IF_ERROR(CheckTensor(tensor));
+    for (const TensorBatchOp& op : ops) {
+      TRNSIM_RETURN_IF_ERROR(tensor->CheckRange(op.offset, op.size, "batch write"));
+      if (op.size > 0 && op.buffer == nullptr) return InvalidError("batch buffer is NULL");
+    }
+  }
+  for (const auto& [tensor, ops] : batches) {
+    for (const TensorBatchOp& op : ops) {
+      TRNSIM_RETURN_IF_ERROR(tensor->Write(op.offset, op.buffer, op.size));
+    }
+  }
+  return Status::Ok();
+}
+
+StatusOr<uint64_t> Runtime::TensorSize(const Tensor* tensor) {
+  std::shared_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  TRNSIM_RETURN_IF_ERROR(CheckTensor(tensor));
+  return tensor->size();
+}
+
+StatusOr<void*> Runtime::TensorHostAddress(const Tensor* tensor) {
+  std::shared_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  TRNSIM_RETURN_IF_ERROR(CheckTensor(tensor));
+  return tensor->HostAddress();
+}
+
+StatusOr<DeviceAllocationInfo> Runtime::TensorDeviceAllocation(const Tensor* tensor) {
+  std::shared_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  TRNSIM_RETURN_IF_ERROR(CheckTensor(tensor));
+  return tensor->DeviceAllocation();
+}
+
+StatusOr<VncMemoryStats> Runtime::GetVncMemoryStats(int vnc) {
+  std::shared_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  if (!core_map_->IsVisible(vnc)) {
+    return InvalidError("logical core " + std::to_string(vnc) + " is not one of this process's " +
+                        std::to_string(core_map_->visible_count()) + " visible cores");
+  }
+  VncMemoryStats stats;
+  stats.bytes_used = vnc_bytes_used_[vnc].load();
+  stats.bytes_limit = config_.instance->chip->hbm_bytes_per_stack;
+  return stats;
+}
+
+StatusOr<TensorSet*> Runtime::AllocateTensorSet() {
+  std::unique_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  auto* set = new TensorSet();
+  tensor_sets_.insert(set);
+  return set;
+}
+
+Status Runtime::DestroyTensorSet(TensorSet* set) {
+  std::unique_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  TRNSIM_RETURN_IF_ERROR(CheckSet(set));
+  tensor_sets_.erase(set);
+  delete set;
+  return Status::Ok();
+}
+
+Status Runtime::AddToTensorSet(TensorSet* set, const std::string& name, Tensor* tensor) {
+  std::unique_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  TRNSIM_RETURN_IF_ERROR(CheckSet(set));
+  TRNSIM_RETURN_IF_ERROR(CheckTensor(tensor));
+  set->Add(name, tensor);
+  return Status::Ok();
+}
+
+StatusOr<Tensor*> Runtime::GetFromTensorSet(TensorSet* set, const std::string& name) {
+  std::shared_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  TRNSIM_RETURN_IF_ERROR(CheckSet(set));
+  Tensor* tensor = set->Find(name);
+  if (tensor == nullptr) {
+    return FailureError("no tensor named '" + name + "' in the tensor set");
+  }
+  return tensor;
+}
+
+}  // namespace trnsim::runtime

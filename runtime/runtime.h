@@ -1,0 +1,130 @@
+// Runtime: the NRT semantics behind libnrt's C API, one per process (Runtime::Get()).
+//
+// Lifecycle (AWS's, see docs/decisions.md): START --Init--> INIT --Close--> CLOSED --Init-->
+// INIT ... Calls that need the runtime return NRT_UNINITIALIZED before the first Init and
+// NRT_CLOSED after Close; Init when already INIT is a no-op. In a child forked from an
+// initialised process every such call returns NRT_FAILURE (the child shares no device).
+//
+// Handles: nrt_tensor_t* and nrt_tensor_set_t* are the addresses of runtime-owned Tensor and
+// TensorSet objects. Every call checks the handle against the live set, so a freed or foreign
+// handle is NRT_INVALID_HANDLE rather than a crash (unless its address has been reused).
+// Close frees every tensor and set the process still holds.
+//
+// Thread safety: every method may be called from any thread. Data transfers on distinct
+// tensors proceed concurrently; creation and destruction are serialised.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "common/env.h"
+#include "driver/device.h"
+#include "runtime/config.h"
+#include "runtime/core_map.h"
+#include "runtime/tensor.h"
+#include "runtime/tensor_set.h"
+
+namespace trnsim::runtime {
+
+struct InstanceInfo {
+  uint32_t family = 0;  // NRT_INSTANCE_*
+  uint32_t size = 0;    // NRT_INSTANCE_SIZE_*
+  std::string arch_name;
+  std::string device_revision;
+};
+
+struct VncMemoryStats {
+  uint64_t bytes_used = 0;   // device memory this process holds on the vnc
+  uint64_t bytes_limit = 0;  // capacity of the vnc's HBM stack
+};
+
+struct TensorBatchOp {
+  uint64_t offset = 0;
+  uint64_t size = 0;
+  void* buffer = nullptr;
+};
+
+class Runtime {
+ public:
+  static Runtime& Get();
+
+  // --- Lifecycle -----------------------------------------------------------------------
+  Status Init(uint32_t framework, const std::string& framework_version,
+              const std::string& fal_version);
+  void Close();
+  // OK when initialised; else NRT_UNINITIALIZED, NRT_CLOSED or NRT_FAILURE (forked child).
+  Status CheckInitialized() const;
+
+  // --- Instance queries (work before Init from a fresh read of the environment) -----------
+  StatusOr<uint32_t> TotalVncCount() const;
+  StatusOr<uint32_t> VisibleVncCount() const;
+  StatusOr<InstanceInfo> GetInstanceInfo() const;
+  StatusOr<uint32_t> HostDeviceId(int neuron_device) const;
+  // Routing id of each host device, indexed by host device id.
+  StatusOr<std::vector<uint32_t>> RoutingIdMap() const;
+  // Physical cores per logical core.
+  StatusOr<uint32_t> LogicalCoreSize() const;
+
+  // --- Tensors ----------------------------------------------------------------------------
+  StatusOr<Tensor*> AllocateTensor(Placement placement, int vnc, uint64_t size,
+                                   const std::string& name);
+  StatusOr<Tensor*> AllocateEmptyTensor(const std::string& name);
+  StatusOr<Tensor*> AllocateSlice(const Tensor* source, uint64_t offset, uint64_t size,
+                                  const std::string& name);
+  Status FreeTensor(Tensor* tensor);
+  Status ReadTensor(const Tensor* tensor, void* dst, uint64_t offset, uint64_t size);
+  Status WriteTensor(Tensor* tensor, const void* src, uint64_t offset, uint64_t size);
+  Status CopyTensor(const Tensor* src, uint64_t src_offset, Tensor* dst, uint64_t dst_offset,
+                    uint64_t size);
+  Status MemsetTensor(Tensor* tensor, uint64_t offset, uint8_t value, uint64_t size);
+  Status AttachBuffer(Tensor* tensor, void* buffer, uint64_t size);
+  // Every batch is validated before any byte moves.
+  Status ReadTensorBatch(const std::vector<std::pair<const Tensor*, std::vector<TensorBatchOp>>>&
+                             batches);
+  Status WriteTensorBatch(const std::vector<std::pair<Tensor*, std::vector<TensorBatchOp>>>&
+                              batches);
+  StatusOr<uint64_t> TensorSize(const Tensor* tensor);
+  StatusOr<void*> TensorHostAddress(const Tensor* tensor);
+  StatusOr<DeviceAllocationInfo> TensorDeviceAllocation(const Tensor* tensor);
+  StatusOr<VncMemoryStats> GetVncMemoryStats(int vnc);
+
+  // --- Tensor sets ------------------------------------------------------------------------
+  StatusOr<TensorSet*> AllocateTensorSet();
+  Status DestroyTensorSet(TensorSet* set);
+  Status AddToTensorSet(TensorSet* set, const std::string& name, Tensor* tensor);
+  StatusOr<Tensor*> GetFromTensorSet(TensorSet* set, const std::string& name);
+
+  // --- For layers above (models, tools) ----------------------------------------------------
+  // Valid only while initialised.
+  driver::Device* device() { return device_.get(); }
+  const RuntimeConfig& config() const { return config_; }
+
+ private:
+  enum class State { kStart, kInit, kClosed, kChild };
+
+  Runtime();
+  static void OnForkChild();
+  Status CheckInitializedLocked() const;
+  Status CheckTensor(const Tensor* tensor) const;
+  Status CheckSet(const TensorSet* set) const;
+  Tensor* Adopt(std::unique_ptr<Tensor> tensor);
+  // The configuration in force: the frozen one once initialised, else a fresh parse.
+  StatusOr<RuntimeConfig> CurrentConfig() const;
+
+  mutable std::shared_mutex mutex_;  // guards everything below
+  State state_ = State::kStart;
+  RuntimeConfig config_;
+  std::unique_ptr<CoreMap> core_map_;
+  std::unique_ptr<driver::Device> device_;
+  std::unique_ptr<std::atomic<uint64_t>[]> vnc_bytes_used_;
+  std::unordered_set<Tensor*> tensors_;
+  std::unordered_set<TensorSet*> tensor_sets_;
+};
+
+}  // namespace trnsim::runtime

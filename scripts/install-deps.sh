@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs trnsim's build and test dependencies from Debian packages.
+# Idempotent: when every package is already installed it does nothing (and needs no root).
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config binutils python3
+  libgtest-dev libgmock-dev libbenchmark-dev
+  libabsl-dev
+  libprotobuf-dev protobuf-compiler libgrpc++-dev protobuf-compiler-grpc
+  libboost-dev
+  nlohmann-json3-dev libarchive-dev libssl-dev zlib1g-dev
+  libncurses-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]} == 0)); then
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+sudo=""
+if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,43 @@
+// ChipSpec: one Trainium chip generation as data. Component code reads these numbers and never
+// branches on a chip's name (DESIGN.md decision 5). Trainium3 is Trainium2 plus overrides.
+// Every number carries its source in chip_specs.cc; "assumption" marks the ones no source gives.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+namespace trnsim::simulator {
+
+inline constexpr uint64_t kGiB = 1ull << 30;
+inline constexpr uint64_t kMiB = 1ull << 20;
+inline constexpr int kMaxHbmStacksPerChip = 4;
+
+struct ChipSpec {
+  std::string name;             // marketing name, e.g. "Trainium2"
+  std::string device_arch;      // sysfs info/architecture/arch_type of the device, "NDv3"
+  std::string core_arch;        // sysfs arch_type of a NeuronCore, "NCv3"
+  std::string device_revision;  // reported in nrt_instance_info_t.device_revision
+  std::string neuroncore_version;  // neuron-ls/neuron-monitor name at LNC=1 ("v3")
+
+  int physical_cores = 0;       // NeuronCores per chip
+  int hbm_stacks = 0;           // HBM stacks per chip; each serves physical_cores/hbm_stacks cores
+  uint64_t hbm_bytes_per_stack = 0;
+  // Device physical address of each HBM stack's first byte (per-chip address space).
+  std::array<uint64_t, kMaxHbmStacksPerChip> hbm_base_pa{};
+
+  int dma_engines_per_core = 0;
+  int dma_queues_per_engine = 0;
+  int neuronlink_ports = 0;
+
+  int CoresPerHbmStack() const { return physical_cores / hbm_stacks; }
+  uint64_t HbmBytes() const { return hbm_bytes_per_stack * static_cast<uint64_t>(hbm_stacks); }
+  // The HBM stack that is the default memory of chip-local physical core `core`.
+  int HbmStackOfCore(int core) const { return core / CoresPerHbmStack(); }
+};
+
+// The chip generations trnsim knows.
+const ChipSpec& Trainium2Spec();
+const ChipSpec& Trainium3Spec();
+
+}  // namespace trnsim::simulator

@@ -1,0 +1,52 @@
+#include "simulator/spec/chip_spec.h"
+
+// Sources (see shared/reference/trainium-hw-isa-facts.md and tools-driver-facts.md):
+//   [TRN2-CHIP]/[TRN3-CHIP]  AWS "Trainium2"/"Trainium3" architecture pages
+//   [DRV-V3]                 aws-neuron-driver v3/address_map.h, neuron_dhal_v3.c (2.24.7.0)
+//   [SYSFS]                  aws-neuron-driver sysfs attributes (tools-driver-facts §6.11)
+//   [NLS]                    neuron-ls / neuron-monitor docs (tools-driver-facts §1, §3)
+
+namespace trnsim::simulator {
+namespace {
+
+ChipSpec MakeTrainium2() {
+  ChipSpec s;
+  s.name = "Trainium2";
+  s.device_arch = "NDv3";            // [SYSFS] info/architecture/arch_type
+  s.core_arch = "NCv3";              // [SYSFS] neuron_core*/info/architecture/arch_type
+  s.device_revision = "1";           // assumption: no public source gives the string
+  s.neuroncore_version = "v3";       // [NLS] "v3" at LNC=1, "v3d" at LNC=2
+  s.physical_cores = 8;              // [TRN2-CHIP] 8 x NeuronCore-v3; [DRV-V3] V3_NC_PER_DEVICE
+  s.hbm_stacks = 4;                  // [TRN2-CHIP]; [DRV-V3] MAX_HBM_PER_DEVICE
+  s.hbm_bytes_per_stack = 24 * kGiB; // [DRV-V3] V3_HBM_ACTIVE_SIZE = 0x600000000; 96 GiB/chip
+  // [DRV-V3] HBM0 0x0, HBM1 0x4000000000, HBM2 0x800000000000, HBM3 0x804000000000.
+  s.hbm_base_pa = {0x0ull, 0x4000000000ull, 0x800000000000ull, 0x804000000000ull};
+  s.dma_engines_per_core = 16;       // [DRV-V3] engines 16n..16n+15 belong to NC n
+  s.dma_queues_per_engine = 16;      // [DRV-V3] V3_DMA_QUEUE_PER_ENG
+  s.neuronlink_ports = 4;            // [TRN2-CHIP] NeuronLink-v3, 4 links per chip
+  return s;
+}
+
+ChipSpec MakeTrainium3() {
+  ChipSpec s = MakeTrainium2();      // Trainium3 = Trainium2 + the overrides below
+  s.name = "Trainium3";
+  s.device_arch = "NDv4";            // assumption: the v3 naming scheme carried forward
+  s.core_arch = "NCv4";              // [TRN3-CHIP] NeuronCore-v4
+  s.neuroncore_version = "v4";       // assumption: as above
+  s.hbm_bytes_per_stack = 36 * kGiB; // [TRN3-CHIP] 144 GiB over 4 stacks
+  return s;
+}
+
+}  // namespace
+
+const ChipSpec& Trainium2Spec() {
+  static const ChipSpec spec = MakeTrainium2();
+  return spec;
+}
+
+const ChipSpec& Trainium3Spec() {
+  static const ChipSpec spec = MakeTrainium3();
+  return spec;
+}
+
+}  // namespace trnsim::simulator

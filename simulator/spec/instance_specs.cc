@@ -1,0 +1,85 @@
+#include "simulator/spec/instance_spec.h"
+
+#include <vector>
+
+// Sources: [TRN2-INST]/[TRN3-INST] AWS instance pages (trainium-hw-isa-facts.md §1.3),
+// nrt.h instance family/size codes (nrt-api-facts.md §4.1), [3P-T23] third-party trn2.3xlarge
+// listing. Family codes: TRN2=5, TRN2U=9, TRN3=14. Size codes: 48XL=7, 3XL=8.
+
+namespace trnsim::simulator {
+namespace {
+
+constexpr uint32_t kFamilyTrn2 = 5;
+constexpr uint32_t kFamilyTrn2u = 9;
+constexpr uint32_t kFamilyTrn3 = 14;
+constexpr uint32_t kSize48xl = 7;
+constexpr uint32_t kSize3xl = 8;
+
+std::vector<InstanceSpec> MakeSpecs() {
+  std::vector<InstanceSpec> specs;
+
+  InstanceSpec trn2_3xl;
+  trn2_3xl.type_name = "trn2.3xlarge";
+  trn2_3xl.description = "1 Trainium2 chip (8 NeuronCore-v3, 96 GiB HBM)";
+  trn2_3xl.chip = &Trainium2Spec();
+  trn2_3xl.chip_count = 1;                        // [3P-T23]
+  trn2_3xl.topology = TopologyKind::kSingleChip;
+  trn2_3xl.nrt_family = kFamilyTrn2;
+  trn2_3xl.nrt_size = kSize3xl;
+  trn2_3xl.vcpus = 12;                            // assumption: AWS lists 12 vCPU, not in facts
+  trn2_3xl.host_memory_bytes = 128 * kGiB;        // assumption: as above
+  specs.push_back(trn2_3xl);
+
+  InstanceSpec trn2_48xl;
+  trn2_48xl.type_name = "trn2.48xlarge";
+  trn2_48xl.description = "16 Trainium2 chips in a 4x4 NeuronLink torus (128 NeuronCore-v3)";
+  trn2_48xl.chip = &Trainium2Spec();
+  trn2_48xl.chip_count = 16;                      // [TRN2-INST]
+  trn2_48xl.topology = TopologyKind::kTorus2d;    // [TRN2-INST] 4x4 2D torus
+  trn2_48xl.torus_rows = 4;
+  trn2_48xl.torus_cols = 4;
+  trn2_48xl.nrt_family = kFamilyTrn2;
+  trn2_48xl.nrt_size = kSize48xl;
+  trn2_48xl.vcpus = 192;                          // [TRN2-INST]
+  trn2_48xl.host_memory_bytes = 2048 * kGiB;      // [TRN2-INST]
+  specs.push_back(trn2_48xl);
+
+  InstanceSpec trn2u = trn2_48xl;
+  trn2u.type_name = "trn2u.48xlarge";
+  trn2u.description = "UltraServer node: 16 Trainium2 chips, 4x4 torus (128 NeuronCore-v3)";
+  trn2u.nrt_family = kFamilyTrn2u;
+  specs.push_back(trn2u);
+
+  InstanceSpec trn3;
+  trn3.type_name = "trn3.48xlarge";  // trnsim's name: AWS publishes no instance name
+  trn3.description = "Trn3 Gen1 UltraServer server: 16 Trainium3 chips, switched fabric";
+  trn3.chip = &Trainium3Spec();
+  trn3.chip_count = 16;                           // [TRN3-INST] Gen1: 16 chips per server
+  trn3.topology = TopologyKind::kSwitched;        // [TRN3-INST] NeuronSwitch-v1 all-to-all
+  trn3.nrt_family = kFamilyTrn3;
+  trn3.nrt_size = kSize48xl;
+  trn3.vcpus = 192;                               // [TRN3-INST] 768 vCPU / 4 servers
+  trn3.host_memory_bytes = 2048 * kGiB;           // [TRN3-INST] 8,192 GiB / 4 servers
+  specs.push_back(trn3);
+
+  return specs;
+}
+
+}  // namespace
+
+std::span<const InstanceSpec> InstanceSpecs() {
+  static const std::vector<InstanceSpec> specs = MakeSpecs();
+  return specs;
+}
+
+StatusOr<const InstanceSpec*> FindInstanceSpec(std::string_view type_name) {
+  std::string known;
+  for (const InstanceSpec& spec : InstanceSpecs()) {
+    if (spec.type_name == type_name) return &spec;
+    known += (known.empty() ? "" : ", ") + spec.type_name;
+  }
+  return InvalidError("unknown instance type '" + std::string(type_name) + "' (known: " + known +
+                      ")");
+}
+
+}  // namespace trnsim::simulator
