@@ -35,8 +35,9 @@ constexpr EnvVarInfo kTable[] = {
     {EnvVar::kInstance, "TRNSIM_INSTANCE", EnvType::kString, "trn2.48xlarge",
      "trnsim only: the emulated instance type (see `trnsim-demo --instances`)."},
     {EnvVar::kDaemon, "TRNSIM_DAEMON", EnvType::kString, "",
-     "trnsim only: address of a neurond daemon (127.0.0.1:PORT or unix:PATH); when set every "
-     "call goes to the daemon instead of the in-process simulator."},
+     "trnsim only: address of a neurond daemon (127.0.0.1:PORT or unix:PATH) to use instead of "
+     "the in-process simulator. This build has no remote back end yet: nrt_init fails, naming "
+     "the address."},
     {EnvVar::kToken, "TRNSIM_TOKEN", EnvType::kString, "",
      "trnsim only: the token neurond asks for, when it was started with --token-file."},
 };
