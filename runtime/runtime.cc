@@ -2,6 +2,8 @@
 
 #include <pthread.h>
 
+#include <new>
+
 #include "common/log.h"
 
 namespace trnsim::runtime {
@@ -25,12 +27,19 @@ Runtime& Runtime::Get() {
   return *runtime;
 }
 
-Runtime::Runtime() { pthread_atfork(nullptr, nullptr, &Runtime::OnForkChild); }
+Runtime::Runtime() {
+  // Hold the lock across fork() so the child never inherits it mid-update from another thread.
+  pthread_atfork([] { Get().mutex_.lock(); }, [] { Get().mutex_.unlock(); },
+                 &Runtime::OnForkChild);
+}
 
 void Runtime::OnForkChild() {
   Runtime& self = Get();
   // The child got a copy of the parent's state but shares no device with it. It must not free
   // anything the parent holds; everything it owns is abandoned.
+  // The lock taken in the prepare handler belongs to the parent's thread id, which a
+  // pthread rwlock will not let the child release: start the child with a fresh one.
+  new (&self.mutex_) std::shared_mutex();
   if (self.state_ == State::kInit) {
     self.state_ = State::kChild;
     (void)self.device_.release();

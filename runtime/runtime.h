@@ -109,7 +109,7 @@ class Runtime {
   enum class State { kStart, kInit, kClosed, kChild };
 
   Runtime();
-  static void OnForkChild();
+  static void OnForkChild();  // pthread_atfork child handler
   Status CheckInitializedLocked() const;
   Status CheckTensor(const Tensor* tensor) const;
   Status CheckSet(const TensorSet* set) const;

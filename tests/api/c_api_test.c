@@ -6,6 +6,8 @@
  *   c_api_test <total_vnc> <visible_vnc> <family> <size> <lnc>
  * Last line: "N passed, M failed"; exit status 0 only when M is 0.
  */
+#define _POSIX_C_SOURCE 200809L /* fork, waitpid */
+
 #include <nrt/nrt.h>
 #include <nrt/nrt_experimental.h>
 #include <nrt/nrt_status.h>
@@ -16,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static int passed, failed;
 
@@ -316,6 +320,24 @@ static void test_memory_accounting(uint32_t visible) {
   nrt_tensor_free(&big[0]);
 }
 
+/* A child forked from an initialised process cannot use the runtime: NRT_FAILURE, no crash,
+ * no deadlock, and the parent is unaffected. */
+static void test_fork_child(void) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    nrt_tensor_t *t = NULL;
+    NRT_STATUS s = nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, 64, "child", &t);
+    NRT_STATUS i = nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, "", "");
+    _exit(s == NRT_FAILURE && i == NRT_FAILURE && t == NULL ? 0 : 1);
+  }
+  int status = -1;
+  EXPECT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  nrt_tensor_t *t = NULL;
+  EXPECT_EQ(nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, 64, "parent", &t), NRT_SUCCESS);
+  nrt_tensor_free(&t);
+}
+
 int main(int argc, char **argv) {
   if (argc != 6) {
     fprintf(stderr, "usage: %s <total_vnc> <visible_vnc> <family> <size> <lnc>\n", argv[0]);
@@ -336,6 +358,7 @@ int main(int argc, char **argv) {
   test_host_and_virtual_tensors();
   test_tensor_sets();
   test_memory_accounting(visible);
+  test_fork_child();
 
   /* A tensor still held at close is released by close; calls after close say so. */
   nrt_tensor_t *kept = NULL;
