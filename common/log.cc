@@ -1,5 +1,6 @@
 #include "common/log.h"
 
+#include <pthread.h>
 #include <sys/syscall.h>
 #include <syslog.h>
 #include <unistd.h>
@@ -28,13 +29,19 @@ LogState& State() {
   static LogState* state = [] {
     auto* s = new LogState();  // never destroyed: logging works during static destruction
     for (auto& l : s->level) l.store(static_cast<int>(LogLevel::kError));
+    // A fork() while another thread writes a line must not leave the child's lock held.
+    pthread_atfork([] { State().write_mutex.lock(); }, [] { State().write_mutex.unlock(); },
+                   [] { State().write_mutex.unlock(); });
     return s;
   }();
   return *state;
 }
 
+void ApplyConfiguration(const Environment& env);
+
 void EnsureConfigured() {
-  std::call_once(State().lazy_init, [] { ConfigureLogging(Environment::FromProcess()); });
+  // Not ConfigureLogging(): it enters call_once on this same flag, which would deadlock here.
+  std::call_once(State().lazy_init, [] { ApplyConfiguration(Environment::FromProcess()); });
 }
 
 int SyslogPriority(LogLevel level) {
@@ -86,9 +93,15 @@ const char* LogComponentName(LogComponent component) {
 }
 
 void ConfigureLogging(const Environment& env) {
-  LogState& state = State();
   // Mark lazy configuration as done so a later first log line does not overwrite this.
-  std::call_once(state.lazy_init, [] {});
+  std::call_once(State().lazy_init, [] {});
+  ApplyConfiguration(env);
+}
+
+namespace {
+
+void ApplyConfiguration(const Environment& env) {
+  LogState& state = State();
   std::string problems;
   auto level_of = [&](EnvVar var, LogLevel fallback) {
     if (env.Get(var).empty()) return fallback;
@@ -113,6 +126,8 @@ void ConfigureLogging(const Environment& env) {
     LogLine(LogLevel::kError, LogComponent::kNrt, "ConfigureLogging", problems + "using ERROR");
   }
 }
+
+}  // namespace
 
 bool LogEnabled(LogLevel level, LogComponent component) {
   EnsureConfigured();
