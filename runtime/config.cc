@@ -5,10 +5,15 @@
 namespace trnsim::runtime {
 namespace {
 
+// Far above any instance's core count, and low enough that expanding "0-<max>" stays small
+// and `c <= last; ++c` below cannot overflow (INT_MAX once looped forever / exhausted memory).
+constexpr int kMaxCoreIndex = 1 << 20;
+
 StatusOr<int> ParseIndex(std::string_view text, std::string_view whole) {
   int value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || value < 0) {
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || value < 0 ||
+      value > kMaxCoreIndex) {
     return InvalidError("NEURON_RT_VISIBLE_CORES='" + std::string(whole) +
                         "' is malformed: '" + std::string(text) + "' is not a core index");
   }
@@ -24,32 +29,33 @@ std::string RangeText(int first, int count) {
 
 StatusOr<std::vector<int>> ParseCoreList(std::string_view text) {
   std::vector<int> cores;
+  // Checked before each item is expanded, so the list never outgrows kMaxCoreIndex + 1 entries.
+  auto continues = [&cores](int first) { return cores.empty() || first == cores.back() + 1; };
   size_t pos = 0;
   while (pos <= text.size()) {
     size_t comma = text.find(',', pos);
     std::string_view item = text.substr(pos, comma == std::string_view::npos ? text.npos
                                                                              : comma - pos);
     size_t dash = item.find('-');
+    int first = 0, last = 0;
     if (dash == std::string_view::npos) {
-      TRNSIM_ASSIGN_OR_RETURN(int core, ParseIndex(item, text));
-      cores.push_back(core);
+      TRNSIM_ASSIGN_OR_RETURN(first, ParseIndex(item, text));
+      last = first;
     } else {
-      TRNSIM_ASSIGN_OR_RETURN(int first, ParseIndex(item.substr(0, dash), text));
-      TRNSIM_ASSIGN_OR_RETURN(int last, ParseIndex(item.substr(dash + 1), text));
+      TRNSIM_ASSIGN_OR_RETURN(first, ParseIndex(item.substr(0, dash), text));
+      TRNSIM_ASSIGN_OR_RETURN(last, ParseIndex(item.substr(dash + 1), text));
       if (last < first) {
         return InvalidError("NEURON_RT_VISIBLE_CORES='" + std::string(text) + "': range '" +
                             std::string(item) + "' is decreasing");
       }
-      for (int c = first; c <= last; ++c) cores.push_back(c);
     }
-    if (comma == std::string_view::npos) break;
-    pos = comma + 1;
-  }
-  for (size_t i = 1; i < cores.size(); ++i) {
-    if (cores[i] != cores[i - 1] + 1) {
+    if (!continues(first)) {
       return InvalidError("NEURON_RT_VISIBLE_CORES='" + std::string(text) +
                           "' must name contiguous, increasing cores");
     }
+    for (int c = first; c <= last; ++c) cores.push_back(c);
+    if (comma == std::string_view::npos) break;
+    pos = comma + 1;
   }
   return cores;
 }
