@@ -52,10 +52,10 @@ void Runtime::OnForkChild() {
 
 Status Runtime::Init(uint32_t framework, const std::string& framework_version,
                      const std::string& fal_version) {
+  std::unique_lock lock(mutex_);
+  if (state_ == State::kInit) return Status::Ok();  // configuration stays frozen
   Environment env = Environment::FromProcess();
   ConfigureLogging(env);
-  std::unique_lock lock(mutex_);
-  if (state_ == State::kInit) return Status::Ok();
   if (state_ == State::kChild) {
     return FailureError("this process was forked from one that initialised the runtime; a "
                         "forked child cannot use it");
