@@ -1,0 +1,74 @@
+// Execution: nrt_execute, nrt_execute_repeat, the implicit-async helpers and the output
+// completion counters. Executing a model needs the NEFF loader and the chip model; until they
+// land these validate their arguments and the lifecycle, then report NotImplemented
+// (docs/api-status.md).
+#include "api/src/shim.h"
+#include "api/src/vnc_check.h"
+#include "nrt/nrt_experimental.h"
+
+using trnsim::api::CheckInitializedVnc;
+using trnsim::api::NotImplemented;
+using trnsim::api::NullArgument;
+using trnsim::api::Report;
+using trnsim::api::Rt;
+
+namespace {
+
+constexpr char kExecution[] = "model execution (arrives with the NEFF loader and the chip model)";
+constexpr char kCompletion[] =
+    "output completion counters, which executions advance (arrive with the chip model)";
+
+NRT_STATUS Execute(const char* function, const nrt_model_t* model,
+                   const nrt_tensor_set_t* input_set, const nrt_tensor_set_t* output_set) {
+  if (model == nullptr) return NullArgument(function, "model");
+  if (input_set == nullptr) return NullArgument(function, "input_set");
+  if (output_set == nullptr) return NullArgument(function, "output_set");
+  trnsim::Status ready = Rt().CheckInitialized();
+  if (!ready.ok()) return Report(function, ready);
+  return NotImplemented(function, kExecution);
+}
+
+}  // namespace
+
+extern "C" {
+
+NRT_STATUS nrt_execute(nrt_model_t* model, const nrt_tensor_set_t* input_set,
+                       nrt_tensor_set_t* output_set) {
+  return Execute(__func__, model, input_set, output_set);
+}
+
+NRT_STATUS nrt_execute_repeat(nrt_model_t* model, const nrt_tensor_set_t* input_set,
+                              nrt_tensor_set_t* output_set, int repeat_count) {
+  if (repeat_count < 1) {
+    return Report(__func__, trnsim::InvalidError("repeat_count " + std::to_string(repeat_count) +
+                                                 " is not a positive number of runs"));
+  }
+  return Execute(__func__, model, input_set, output_set);
+}
+
+NRT_STATUS nrt_register_async_exec_callback(NRT_ASYNC_EXEC_STATUS_CALLBACK callback, void* params) {
+  if (callback == nullptr) return NullArgument(__func__, "callback");
+  trnsim::Status ready = Rt().CheckInitialized();
+  if (!ready.ok()) return Report(__func__, ready);
+  return NotImplemented(__func__, "implicit async execution (arrives with the chip model)");
+}
+
+NRT_STATUS nrt_async_drain_queued_execs(int32_t vnc) {
+  trnsim::Status ready = CheckInitializedVnc(vnc);
+  if (!ready.ok()) return Report(__func__, ready);
+  return NotImplemented(__func__, "implicit async execution (arrives with the chip model)");
+}
+
+// Not gated on the lifecycle state, as AWS's.
+NRT_STATUS nrt_tensor_check_output_completion(const nrt_tensor_t* output_tensor, int64_t timeout,
+                                              uint64_t expected_completion_count) {
+  if (output_tensor == nullptr) return NullArgument(__func__, "output_tensor");
+  return NotImplemented(__func__, kCompletion);
+}
+
+NRT_STATUS nrt_tensor_reset_output_completion(nrt_tensor_t* output_tensor) {
+  if (output_tensor == nullptr) return NullArgument(__func__, "output_tensor");
+  return NotImplemented(__func__, kCompletion);
+}
+
+}  // extern "C"

@@ -1,0 +1,223 @@
+// RuntimeConfig parsing: NEURON_RT_VISIBLE_CORES syntax, LNC selection, visible-core limits,
+// instance selection and the remote back end switch.
+#include "runtime/config.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace trnsim::runtime {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+StatusOr<RuntimeConfig> Parse(const std::map<std::string, std::string>& values) {
+  return ParseRuntimeConfig(Environment::FromMap(values));
+}
+
+RuntimeConfig MustParse(const std::map<std::string, std::string>& values) {
+  StatusOr<RuntimeConfig> config = Parse(values);
+  EXPECT_TRUE(config.ok()) << config.status().ToString();
+  return config.ok() ? *config : RuntimeConfig{};
+}
+
+TEST(ParseCoreListTest, SingleCore) {
+  StatusOr<std::vector<int>> cores = ParseCoreList("3");
+  ASSERT_TRUE(cores.ok());
+  EXPECT_THAT(*cores, ElementsAre(3));
+  EXPECT_THAT(*ParseCoreList("0"), ElementsAre(0));
+}
+
+TEST(ParseCoreListTest, Range) {
+  StatusOr<std::vector<int>> cores = ParseCoreList("2-5");
+  ASSERT_TRUE(cores.ok());
+  EXPECT_THAT(*cores, ElementsAre(2, 3, 4, 5));
+  EXPECT_THAT(*ParseCoreList("7-7"), ElementsAre(7));
+}
+
+TEST(ParseCoreListTest, RangeAndSingle) {
+  StatusOr<std::vector<int>> cores = ParseCoreList("2-4,5");
+  ASSERT_TRUE(cores.ok());
+  EXPECT_THAT(*cores, ElementsAre(2, 3, 4, 5));
+  EXPECT_THAT(*ParseCoreList("0,1,2"), ElementsAre(0, 1, 2));
+  EXPECT_THAT(*ParseCoreList("0-1,2-3"), ElementsAre(0, 1, 2, 3));
+}
+
+TEST(ParseCoreListTest, MalformedIsInvalid) {
+  for (const char* text : {"a", "3-", "-3", "", ",", "3,", ",3", "1--2", "1-2-3", " 1", "1 ", "+1",
+                           "0x1", "1.0", "99999999999"}) {
+    StatusOr<std::vector<int>> cores = ParseCoreList(text);
+    ASSERT_FALSE(cores.ok()) << "'" << text << "'";
+    EXPECT_EQ(cores.status().code(), StatusCode::kInvalid) << text;
+    EXPECT_THAT(cores.status().message(), HasSubstr("NEURON_RT_VISIBLE_CORES")) << text;
+  }
+}
+
+TEST(ParseCoreListTest, DecreasingRangeIsInvalid) {
+  StatusOr<std::vector<int>> cores = ParseCoreList("5-2");
+  ASSERT_FALSE(cores.ok());
+  EXPECT_EQ(cores.status().code(), StatusCode::kInvalid);
+}
+
+TEST(ParseCoreListTest, NonContiguousOrUnorderedIsInvalid) {
+  for (const char* text : {"1,3", "0-2,4", "3,2", "2-4,4", "1,1", "4-5,0-3"}) {
+    StatusOr<std::vector<int>> cores = ParseCoreList(text);
+    ASSERT_FALSE(cores.ok()) << text;
+    EXPECT_EQ(cores.status().code(), StatusCode::kInvalid) << text;
+  }
+}
+
+// Regression: the range loop `for (int c = first; c <= last; ++c)` overflowed at INT_MAX, and a
+// huge range was expanded one int at a time before anything was checked; either aborted the
+// process with std::bad_alloc (or never ended). Absurd indices are now malformed, and
+// non-contiguous items are refused before they are expanded.
+TEST(ParseCoreListTest, HugeRangesAreRefusedWithoutExpandingThem) {
+  for (const char* text :
+       {"2147483647", "2147483646-2147483647", "0-2147483647", "0-1000000000", "5-2000000000"}) {
+    StatusOr<std::vector<int>> cores = ParseCoreList(text);
+    ASSERT_FALSE(cores.ok()) << text;
+    EXPECT_EQ(cores.status().code(), StatusCode::kInvalid) << text;
+  }
+  // Each range below is within the index limit, but the list is not contiguous.
+  std::string repeated = "0-1000000";
+  for (int i = 0; i < 50; ++i) repeated += ",0-1000000";
+  EXPECT_EQ(ParseCoreList(repeated).status().code(), StatusCode::kInvalid);
+  // Indices that are well-formed but beyond the instance are still "not available".
+  EXPECT_EQ(ParseRuntimeConfig(Environment::FromMap({{"NEURON_RT_VISIBLE_CORES", "100000"}}))
+                .status()
+                .code(),
+            StatusCode::kFailure);
+}
+
+TEST(ParseRuntimeConfigTest, DefaultsOnTrn2_48xlarge) {
+  RuntimeConfig config = MustParse({});
+  ASSERT_NE(config.instance, nullptr);
+  EXPECT_EQ(config.instance->type_name, "trn2.48xlarge");
+  EXPECT_EQ(config.lnc, 2);
+  EXPECT_EQ(config.total_vnc, 64);
+  EXPECT_EQ(config.first_visible_vnc, 0);
+  EXPECT_EQ(config.visible_vnc_count, 64);
+  EXPECT_EQ(config.backend, "sim");
+  EXPECT_EQ(config.daemon_address, "");
+}
+
+TEST(ParseRuntimeConfigTest, Lnc1DoublesTheCores) {
+  RuntimeConfig config = MustParse({{"NEURON_LOGICAL_NC_CONFIG", "1"}});
+  EXPECT_EQ(config.lnc, 1);
+  EXPECT_EQ(config.total_vnc, 128);
+  EXPECT_EQ(config.visible_vnc_count, 128);
+}
+
+TEST(ParseRuntimeConfigTest, OlderVirtualCoreSizeSpelling) {
+  EXPECT_EQ(MustParse({{"NEURON_RT_VIRTUAL_CORE_SIZE", "1"}}).lnc, 1);
+  // NEURON_LOGICAL_NC_CONFIG wins when both are set.
+  RuntimeConfig config =
+      MustParse({{"NEURON_RT_VIRTUAL_CORE_SIZE", "1"}, {"NEURON_LOGICAL_NC_CONFIG", "2"}});
+  EXPECT_EQ(config.lnc, 2);
+  EXPECT_EQ(config.total_vnc, 64);
+  // An empty NEURON_LOGICAL_NC_CONFIG counts as unset.
+  EXPECT_EQ(MustParse({{"NEURON_RT_VIRTUAL_CORE_SIZE", "1"}, {"NEURON_LOGICAL_NC_CONFIG", ""}}).lnc,
+            1);
+}
+
+TEST(ParseRuntimeConfigTest, Trn2_3xlarge) {
+  RuntimeConfig config = MustParse({{"TRNSIM_INSTANCE", "trn2.3xlarge"}});
+  EXPECT_EQ(config.instance->type_name, "trn2.3xlarge");
+  EXPECT_EQ(config.total_vnc, 4);
+  EXPECT_EQ(config.visible_vnc_count, 4);
+  config = MustParse({{"TRNSIM_INSTANCE", "trn2.3xlarge"}, {"NEURON_LOGICAL_NC_CONFIG", "1"}});
+  EXPECT_EQ(config.total_vnc, 8);
+  EXPECT_EQ(config.visible_vnc_count, 8);
+}
+
+TEST(ParseRuntimeConfigTest, Trn3_48xlarge) {
+  RuntimeConfig config = MustParse({{"TRNSIM_INSTANCE", "trn3.48xlarge"}});
+  EXPECT_EQ(config.instance->chip->name, "Trainium3");
+  EXPECT_EQ(config.lnc, 2);
+  EXPECT_EQ(config.total_vnc, 64);
+  config = MustParse({{"TRNSIM_INSTANCE", "trn3.48xlarge"}, {"NEURON_LOGICAL_NC_CONFIG", "1"}});
+  EXPECT_EQ(config.total_vnc, 128);
+}
+
+TEST(ParseRuntimeConfigTest, VisibleCores) {
+  RuntimeConfig config = MustParse({{"NEURON_RT_VISIBLE_CORES", "2-5"}});
+  EXPECT_EQ(config.total_vnc, 64);
+  EXPECT_EQ(config.first_visible_vnc, 2);
+  EXPECT_EQ(config.visible_vnc_count, 4);
+  config = MustParse({{"NEURON_RT_VISIBLE_CORES", "63"}});
+  EXPECT_EQ(config.first_visible_vnc, 63);
+  EXPECT_EQ(config.visible_vnc_count, 1);
+}
+
+TEST(ParseRuntimeConfigTest, VisibleCoresBeyondTheInstanceAreFailure) {
+  for (const char* text : {"64", "60-64", "100"}) {
+    StatusOr<RuntimeConfig> config = Parse({{"NEURON_RT_VISIBLE_CORES", text}});
+    ASSERT_FALSE(config.ok()) << text;
+    EXPECT_EQ(config.status().code(), StatusCode::kFailure) << text;
+    EXPECT_THAT(config.status().message(), HasSubstr("not available")) << text;
+    EXPECT_THAT(config.status().message(), HasSubstr("0-63")) << text;
+  }
+  // The limit follows the LNC: core 64 exists at LNC=1.
+  EXPECT_TRUE(Parse({{"NEURON_RT_VISIBLE_CORES", "64"}, {"NEURON_LOGICAL_NC_CONFIG", "1"}}).ok());
+  StatusOr<RuntimeConfig> small =
+      Parse({{"TRNSIM_INSTANCE", "trn2.3xlarge"}, {"NEURON_RT_VISIBLE_CORES", "3-4"}});
+  EXPECT_EQ(small.status().code(), StatusCode::kFailure);
+}
+
+TEST(ParseRuntimeConfigTest, MalformedVisibleCoresAreInvalid) {
+  for (const char* text : {"a", "1,3", "5-2"}) {
+    EXPECT_EQ(Parse({{"NEURON_RT_VISIBLE_CORES", text}}).status().code(), StatusCode::kInvalid)
+        << text;
+  }
+}
+
+TEST(ParseRuntimeConfigTest, NumCores) {
+  RuntimeConfig config = MustParse({{"NEURON_RT_NUM_CORES", "3"}});
+  EXPECT_EQ(config.first_visible_vnc, 0);
+  EXPECT_EQ(config.visible_vnc_count, 3);
+  EXPECT_EQ(MustParse({{"NEURON_RT_NUM_CORES", "0"}}).visible_vnc_count, 64);  // 0 = all
+  EXPECT_EQ(MustParse({{"NEURON_RT_NUM_CORES", "64"}}).visible_vnc_count, 64);
+  EXPECT_EQ(Parse({{"NEURON_RT_NUM_CORES", "65"}}).status().code(), StatusCode::kFailure);
+  EXPECT_EQ(Parse({{"NEURON_RT_NUM_CORES", "-1"}}).status().code(), StatusCode::kInvalid);
+  EXPECT_EQ(Parse({{"NEURON_RT_NUM_CORES", "two"}}).status().code(), StatusCode::kInvalid);
+}
+
+TEST(ParseRuntimeConfigTest, VisibleCoresWinOverNumCores) {
+  RuntimeConfig config =
+      MustParse({{"NEURON_RT_VISIBLE_CORES", "4-5"}, {"NEURON_RT_NUM_CORES", "10"}});
+  EXPECT_EQ(config.first_visible_vnc, 4);
+  EXPECT_EQ(config.visible_vnc_count, 2);
+}
+
+TEST(ParseRuntimeConfigTest, BadLncIsInvalid) {
+  for (const char* text : {"3", "0", "-1", "4", "two"}) {
+    StatusOr<RuntimeConfig> config = Parse({{"NEURON_LOGICAL_NC_CONFIG", text}});
+    ASSERT_FALSE(config.ok()) << text;
+    EXPECT_EQ(config.status().code(), StatusCode::kInvalid) << text;
+    EXPECT_THAT(config.status().message(), HasSubstr("NEURON_LOGICAL_NC_CONFIG")) << text;
+  }
+  EXPECT_EQ(Parse({{"NEURON_RT_VIRTUAL_CORE_SIZE", "3"}}).status().code(), StatusCode::kInvalid);
+}
+
+TEST(ParseRuntimeConfigTest, UnknownInstanceIsInvalid) {
+  StatusOr<RuntimeConfig> config = Parse({{"TRNSIM_INSTANCE", "trn1.32xlarge"}});
+  ASSERT_FALSE(config.ok());
+  EXPECT_EQ(config.status().code(), StatusCode::kInvalid);
+  EXPECT_THAT(config.status().message(), HasSubstr("trn1.32xlarge"));
+}
+
+TEST(ParseRuntimeConfigTest, DaemonSelectsRemoteBackend) {
+  RuntimeConfig config = MustParse({{"TRNSIM_DAEMON", "127.0.0.1:7777"}, {"TRNSIM_TOKEN", "t0k"}});
+  EXPECT_EQ(config.backend, "remote");
+  EXPECT_EQ(config.daemon_address, "127.0.0.1:7777");
+  EXPECT_EQ(config.token, "t0k");
+  EXPECT_EQ(MustParse({{"TRNSIM_DAEMON", ""}}).backend, "sim");  // empty counts as unset
+  EXPECT_EQ(MustParse({{"TRNSIM_TOKEN", "t0k"}}).backend, "sim");
+}
+
+}  // namespace
+}  // namespace trnsim::runtime
