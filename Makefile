@@ -22,7 +22,7 @@ build: configure
 
 # The main job: show the emulated instance and exercise device memory through libnrt.
 run: build
-	@$(BUILD_DIR)/tools/trnsim-demo
+	@$(BUILD_DIR)/tools/demo/trnsim-demo
 
 # The whole suite through CTest (unit, conformance and e2e labels).
 test: build
