@@ -11,6 +11,7 @@ packages=(
   libboost-dev
   nlohmann-json3-dev libarchive-dev libssl-dev zlib1g-dev
   libncurses-dev
+  clang libclang-rt-14-dev
 )
 
 missing=()
