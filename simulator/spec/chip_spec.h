@@ -30,6 +30,23 @@ struct ChipSpec {
   int dma_queues_per_engine = 0;
   int neuronlink_ports = 0;
 
+  // One NeuronCore's on-chip memories and sequencer resources (the ISA limits; isa/limits.h).
+  int partitions = 0;                    // SBUF and PSUM partitions
+  uint64_t sbuf_bytes_per_partition = 0;
+  uint64_t psum_bytes_per_partition = 0;
+  int psum_banks = 0;                    // PSUM banks per partition (accumulation groups)
+  int engine_registers = 0;              // 32-bit registers per engine sequencer
+  int semaphores_per_core = 0;
+  int events_per_core = 0;
+  int pe_max_contraction = 0;            // matmul K (partitions of stationary and moving)
+  int pe_max_stationary_free = 0;        // matmul M
+  int pe_max_moving_free_fp32 = 0;       // matmul N with an fp32 PSUM destination
+  int pe_max_moving_free_bf16 = 0;       // matmul N with a bf16 PSUM destination; 0: illegal
+  int dve_transpose_max = 0;             // DVE transpose: partitions and free size
+  int bn_stats_max_free = 0;             // bn_stats free elements per partition
+  int max8_max_free = 0;                 // max8 / nc_find_index8 free elements per partition
+  int local_gather_max_indices = 0;      // local_gather indices per 16-partition group
+
   int CoresPerHbmStack() const { return physical_cores / hbm_stacks; }
   uint64_t HbmBytes() const { return hbm_bytes_per_stack * static_cast<uint64_t>(hbm_stacks); }
   // The HBM stack that is the default memory of chip-local physical core `core`.

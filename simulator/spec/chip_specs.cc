@@ -24,6 +24,22 @@ ChipSpec MakeTrainium2() {
   s.dma_engines_per_core = 16;       // [DRV-V3] engines 16n..16n+15 belong to NC n
   s.dma_queues_per_engine = 16;      // [DRV-V3] V3_DMA_QUEUE_PER_ENG
   s.neuronlink_ports = 4;            // [TRN2-CHIP] NeuronLink-v3, 4 links per chip
+  // Per NeuronCore (hw-isa-facts §2, §4):
+  s.partitions = 128;                // [NKI-ARCH-V2] [TILE] pmax 128
+  s.sbuf_bytes_per_partition = 224 * 1024;  // [NKI-ARCH-TRN2] 28 MiB = 128 x 224 KiB
+  s.psum_bytes_per_partition = 16 * 1024;   // [NKI-ARCH-TRN2] 2 MiB = 128 x 16 KiB
+  s.psum_banks = 8;                  // [NKI-ARCH-V2] 8 banks x 512 fp32 (2 KiB) per partition
+  s.engine_registers = 64;           // [ISA] register_alloc: 64 x 32-bit per engine, NC-v2..v4
+  s.semaphores_per_core = 256;       // [DRV-V3] 256 semaphores per NC
+  s.events_per_core = 256;           // [DRV-V3] 256 events per NC
+  s.pe_max_contraction = 128;        // [ISA] nc_matmul K <= 128
+  s.pe_max_stationary_free = 128;    // [ISA] stationary free <= 128; [TILE] gemm_stationary_fmax
+  s.pe_max_moving_free_fp32 = 512;   // [ISA] moving free <= 512 on NC-v3 (one fp32 PSUM bank)
+  s.pe_max_moving_free_bf16 = 0;     // [ISA] NC-v3 matmul dst is fp32 only
+  s.dve_transpose_max = 32;          // [ISA] nc_transpose on DVE <= [32, 32]
+  s.bn_stats_max_free = 512;         // [ISA] [TILE] bn_stats_fmax 512
+  s.max8_max_free = 16384;           // [ISA] max8 / nc_find_index8: 8..16,384 elements
+  s.local_gather_max_indices = 4096; // [ISA] local_gather <= 4096 indices per core
   return s;
 }
 
@@ -34,6 +50,9 @@ ChipSpec MakeTrainium3() {
   s.core_arch = "NCv4";              // [TRN3-CHIP] NeuronCore-v4
   s.neuroncore_version = "v4";       // assumption: as above
   s.hbm_bytes_per_stack = 36 * kGiB; // [TRN3-CHIP] 144 GiB over 4 stacks
+  s.sbuf_bytes_per_partition = 256 * 1024;  // [NKI-ARCH-TRN3] 32 MiB (= 128 x 256 KiB, derived)
+  s.pe_max_moving_free_fp32 = 4096;  // [ISA] NC-v4 moving free up to 4096 with fp32 dst
+  s.pe_max_moving_free_bf16 = 8192;  // [ISA] [NKI-ARCH-TRN3] NC-v4 bf16 PSUM dst, up to 8192
   return s;
 }
 

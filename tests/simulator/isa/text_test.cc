@@ -1,0 +1,219 @@
+// The text form: exact round trips of every opcode, the documented syntax, and parse errors.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "simulator/isa/encoding.h"
+#include "tests/simulator/isa/samples.h"
+
+namespace trnsim::isa {
+namespace {
+
+TEST(TextTest, EveryOpcodeRoundTrips) {
+  for (const testing::Sample& s : testing::Samples()) {
+    std::string text = FormatInstruction(s.inst);
+    StatusOr<Instruction> back = ParseInstruction(text);
+    ASSERT_TRUE(back.ok()) << text << "\n" << back.status().ToString();
+    EXPECT_EQ(*back, s.inst) << text;
+    EXPECT_EQ(FormatInstruction(*back), text);
+  }
+}
+
+TEST(TextTest, ProgramsRoundTrip) {
+  for (int e = 0; e < kEngineCount; ++e) {
+    Program p{static_cast<Engine>(e), testing::SampleStream(static_cast<Engine>(e))};
+    StatusOr<Program> back = ParseProgram(FormatProgram(p));
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    EXPECT_EQ(*back, p);
+  }
+}
+
+TEST(TextTest, CanonicalForms) {
+  Instruction mm{Opcode::kMultiplyMoving};
+  mm.flags = kFlagGroupFirst | kFlagGroupLast;
+  mm.ap[0] = PsumAp(0, 128, 2 * 2048, Dtype::kFloat32, {{512, 1}});
+  mm.ap[1] = SbufAp(0, 128, 4096, Dtype::kBfloat16, {{512, 1}});
+  AddWait(mm, {WaitKind::kSemaphore, CmpOp::kGe, 3, 16});
+  AddUpdate(mm, {UpdateOp::kSemAdd, UpdateWhen::kComplete, 5, 1});
+  EXPECT_EQ(FormatInstruction(mm),
+            "wait S[3] >= 16 multiply_moving dst=psum[p0:128, bank2 + [512 x 1]] fp32 "
+            "moving=sbuf[p0:128, 4096 + [512 x 1]] bf16 first last then S[5] += 1 @complete");
+
+  Instruction dma{Opcode::kDmaCopy};
+  dma.index = 1;
+  dma.ap[0] = SbufAp(0, 128, 0, Dtype::kFloat32, {{1024, 1}});
+  dma.ap[1] = HbmAp(3, 0, Dtype::kFloat32, 128, 1024, {{1024, 1}});
+  dma.ap[0].offset_reg = 2;
+  dma.ap[0].reg_stride_bytes = 4096;
+  AddUpdate(dma, {UpdateOp::kEventSet, UpdateWhen::kRead, 4, 0});
+  EXPECT_EQ(FormatInstruction(dma),
+            "dma_copy dst=sbuf[p0:128, 0 + r2*4096 + [1024 x 1]] fp32 "
+            "src=hbm[var3 + 0, [128 x 1024, 1024 x 1]] fp32 queue=1 then E[4] set @read");
+
+  Instruction br{Opcode::kBranch};
+  br.reg0 = 1;
+  br.cmp = CmpOp::kLt;
+  br.imm[0] = 16;
+  br.target = 2;
+  EXPECT_EQ(FormatInstruction(br), "branch r1 < 16 -> 2");
+  Instruction add{Opcode::kRegAdd};
+  add.reg0 = 1;
+  add.reg1 = 7;
+  add.flags = kFlagRegOperand;
+  EXPECT_EQ(FormatInstruction(add), "reg_add r1 += r7");
+  Instruction sw{Opcode::kSemWait};
+  sw.index = 9;
+  sw.cmp = CmpOp::kEq;
+  sw.imm[0] = 4;
+  EXPECT_EQ(FormatInstruction(sw), "sem_wait S[9] == 4");
+
+  Instruction act{Opcode::kActivation};
+  act.func = ActFunc::kExp;
+  act.set_imm_f32(0, 1.0f);
+  act.ap[0] = SbufAp(0, 128, 0, Dtype::kFloat32, {{512, 1}});
+  act.ap[1] = PsumAp(0, 128, 64, Dtype::kFloat32, {{512, 1}});
+  EXPECT_EQ(FormatInstruction(act),
+            "activation dst=sbuf[p0:128, 0 + [512 x 1]] fp32 in=psum[p0:128, bank0 + 64 + "
+            "[512 x 1]] fp32 bias=0.0 scale=1.0 alpha=0.0 func=exp reduce_cmd=idle");
+}
+
+TEST(TextTest, LenientInput) {
+  // Shorthand dims, plain PSUM byte offsets, omitted defaults, keys in any order, comments.
+  StatusOr<Instruction> a = ParseInstruction(
+      "  activation func=exp in=psum[p0:128, 4096 + [512]] fp32 dst=sbuf[p0:128, 0 + [512]] bf16"
+      "   # exp of a PSUM bank");
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  EXPECT_EQ(a->func, ActFunc::kExp);
+  EXPECT_EQ(a->imm_f32(0), 1.0f);  // scale defaults to 1.0
+  EXPECT_EQ(a->ap[1].offset, 4096);
+  EXPECT_EQ(a->ap[1].strides[0], 1);
+  EXPECT_EQ(FormatAccessPattern(a->ap[1]), "psum[p0:128, bank2 + [512 x 1]] fp32");
+}
+
+TEST(TextTest, Immediates) {
+  Instruction m{Opcode::kMemset};
+  m.ap[0] = SbufAp(0, 1, 0, Dtype::kFloat32, {{1, 1}});
+  for (uint32_t bits :
+       {0x00000000u, 0x80000000u, 0x3F800000u, 0x7F800000u, 0xFF800000u, 0x7FC00000u, 0x7FC00001u,
+        0xFFC00000u, 0x00000001u, 0x7F7FFFFFu, 0x3EAAAAABu}) {
+    m.imm[0] = bits;
+    std::string text = FormatInstruction(m);
+    StatusOr<Instruction> back = ParseInstruction(text);
+    ASSERT_TRUE(back.ok()) << text;
+    EXPECT_EQ(back->imm[0], bits) << text;
+  }
+  m.ap[0].dtype = Dtype::kInt32;
+  m.imm[0] = 0x80000000u;
+  EXPECT_NE(FormatInstruction(m).find("value=-2147483648"), std::string::npos);
+  StatusOr<Instruction> hex =
+      ParseInstruction("memset dst=sbuf[p0:1, 0 + [1 x 1]] uint32 value=0xdeadbeef");
+  ASSERT_TRUE(hex.ok());
+  EXPECT_EQ(hex->imm[0], 0xDEADBEEFu);
+}
+
+TEST(TextTest, AccessPatternSyntax) {
+  struct Case {
+    const char* text;
+    bool ok;
+  };
+  for (const Case& c :
+       {Case{"sbuf[p0:128, 4096 + [512 x 1]] bf16", true},
+        Case{"sbuf[p32:64, 0 + [4 x 128, 128 x 1]] fp8e4", true},
+        Case{"psum[p0:128, bank7 + [512 x 1]] fp32", true},
+        Case{"hbm[var0 + 64 + r3*-128, [1 x 0, 16 x 1]] int8", true},
+        Case{"iota[-5, [128 x 1, 64 x 2]] int32", true},
+        Case{"sbuf[p0:128, 0 + [1 x 1, 1 x 1, 1 x 1, 1 x 1, 1 x 1]] fp32", false},
+        Case{"sbuf[p4:2, 0 + [8]] fp32", false}, Case{"sbuf[p0:128, 0 + [70000]] fp32", false},
+        Case{"sbuf[p0:128, 0 + [8]] float99", false}, Case{"dram[p0:1, 0 + [8]] fp32", false},
+        Case{"hbm[var1 + 0, [8 x 1]] fp32", false},
+        Case{"sbuf[p0:128, 0 + [8]] fp32 junk", false}}) {
+    StatusOr<AccessPattern> ap = ParseAccessPattern(c.text);
+    EXPECT_EQ(ap.ok(), c.ok) << c.text;
+    if (ap.ok()) {
+      EXPECT_EQ(FormatAccessPattern(*ap), c.text);
+    }
+  }
+}
+
+TEST(TextTest, ParseErrors) {
+  for (const char* bad :
+       {"",
+        "frobnicate",
+        "tensor_tensor op0=add op0=add",
+        "tensor_tensor op0=blend",
+        "tensor_tensor nonsense=1",
+        "tensor_tensor accumulate",
+        "activation func=cosh",
+        "wait S[3] >= tensor_copy",
+        "wait Q[3] >= 1 nop",
+        "nop then S[1] *= 2 @complete",
+        "nop then S[1] += 2",
+        "nop then E[1] toggle @read",
+        "branch r1 < 3",
+        "reg_set x1 = 2",
+        "reg_add r1 = 2",
+        "sem_wait S[300000] >= 1",
+        "sem_update S[1] ^= 1",
+        "dma_trigger desc=1 count=300",
+        "tensor_copy dst=1.0",
+        "wait S[1] >= 1 wait S[1] >= 1 wait S[1] >= 1 wait S[1] >= 1 wait S[1] >= 1 nop",
+        "memset dst=sbuf[p0:1, 0 + [1]] fp32 value=1.5.5"}) {
+    StatusOr<Instruction> r = ParseInstruction(bad);
+    EXPECT_FALSE(r.ok()) << bad;
+    if (!r.ok()) {
+      EXPECT_EQ(r.status().code(), StatusCode::kInvalid);
+    }
+  }
+  EXPECT_FALSE(ParseProgram("nop\n").ok());  // no .engine line
+  EXPECT_FALSE(ParseProgram(".engine gpu\nnop\n").ok());
+  StatusOr<Program> p = ParseProgram(".engine sp\n# comment\n\nnop\nbogus\n");
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.status().message().find("line 5"), std::string::npos) << p.status().message();
+}
+
+// Mutated canonical lines (characters replaced, dropped, duplicated) and random text must give a
+// status, never a crash; whatever parses must print and re-parse to itself.
+TEST(TextTest, MutatedLinesNeverCrash) {
+  std::mt19937 rng(4242);
+  const std::string alphabet = "abcdefprsx0123456789[]:+-*=.,<>!@# _SEx";
+  std::vector<std::string> lines;
+  for (const testing::Sample& s : testing::Samples()) lines.push_back(FormatInstruction(s.inst));
+  for (int trial = 0; trial < 20000; ++trial) {
+    std::string line = lines[rng() % lines.size()];
+    int edits = 1 + static_cast<int>(rng() % 4);
+    for (int e = 0; e < edits && !line.empty(); ++e) {
+      size_t pos = rng() % line.size();
+      switch (rng() % 3) {
+        case 0:
+          line[pos] = alphabet[rng() % alphabet.size()];
+          break;
+        case 1:
+          line.erase(pos, 1 + rng() % 8);
+          break;
+        default:
+          line.insert(pos, line.substr(pos, 1 + rng() % 8));
+          break;
+      }
+    }
+    StatusOr<Instruction> r = ParseInstruction(line);
+    if (!r.ok()) {
+      EXPECT_EQ(r.status().code(), StatusCode::kInvalid);
+      continue;
+    }
+    StatusOr<Instruction> again = ParseInstruction(FormatInstruction(*r));
+    ASSERT_TRUE(again.ok()) << line << " -> " << FormatInstruction(*r);
+    if (Validate(*r, LimitsFor(simulator::Trainium2Spec())).ok()) {
+      EXPECT_EQ(*again, *r) << line;
+    }
+  }
+  for (int trial = 0; trial < 5000; ++trial) {
+    std::string junk(rng() % 80, ' ');
+    for (char& c : junk) c = static_cast<char>(rng() % 128);
+    (void)ParseInstruction(junk);
+    (void)ParseAccessPattern(junk);
+    (void)ParseProgram(".engine dve\n" + junk);
+  }
+}
+
+}  // namespace
+}  // namespace trnsim::isa

@@ -1,0 +1,215 @@
+// Validation, per-opcode rules: PE, ACT, DVE, POOL, control, and whole programs (docs/isa.md §9).
+#include <gtest/gtest.h>
+
+#include "tests/simulator/isa/validate_case.h"
+
+namespace trnsim::isa {
+namespace {
+
+using testing::Base;
+using testing::Case;
+using testing::Check;
+const IsaLimits& Trn2() { return testing::Trn2Limits(); }
+
+using I = Instruction;
+using E = Engine;
+constexpr Opcode kTT = Opcode::kTensorTensor;
+constexpr Opcode kMM = Opcode::kMultiplyMoving;
+
+TEST(ValidateTest, PeRules) {
+  const Case cases[] = {
+      {"K", Opcode::kLoadStationary, [](I& i, E&) { i.ap[1].num_partitions = 129; }, "exceed"},
+      {"stationary free", Opcode::kLoadStationary, [](I& i, E&) { i.ap[1].sizes[0] = 129; },
+       "stationary free size 129 > 128"},
+      {"PE dtype", Opcode::kLoadStationary, [](I& i, E&) { i.ap[1].dtype = Dtype::kInt8; },
+       "not a PE input type"},
+      {"double_row dtype", Opcode::kLoadStationary, [](I& i, E&) { i.flags = kFlagDoubleRow; },
+       "double_row needs fp8"},
+      {"moving free", kMM,
+       [](I& i, E&) {
+         i.ap[0].sizes[0] = 1024;
+         i.ap[1].sizes[0] = 1024;
+       },
+       "moving free size 1024 > 512"},
+      {"dst fp32", kMM, [](I& i, E&) { i.ap[0].dtype = Dtype::kFloat16; }, "dst must be fp32"},
+      {"dst bf16 on NC-v3", kMM, [](I& i, E&) { i.ap[0].dtype = Dtype::kBfloat16; }, "needs NC-v4"},
+      {"dst shape", kMM, [](I& i, E&) { i.ap[0].sizes[0] = 256; }, "must be [M <= 128, 512]"},
+      {"M", kMM, [](I& i, E&) { i.ap[0].num_partitions = 129; }, "exceed"},
+      {"first + accumulate", kMM, [](I& i, E&) { i.flags |= kFlagAccumulate; },
+       "first excludes accumulate"},
+      {"transpose + accumulate", kMM, [](I& i, E&) { i.flags = kFlagTranspose | kFlagAccumulate; },
+       "transpose excludes"},
+      {"bank crossing", kMM,
+       [](I& i, E&) {
+         i.ap[0].offset = 2048 + 1024;
+         i.ap[0].sizes[0] = 512;
+       },
+       "crosses a PSUM bank"},
+      {"nc_transpose shape", Opcode::kNcTranspose, [](I& i, E&) { i.ap[0].num_partitions = 32; },
+       "must be the transpose"},
+      {"nc_transpose dtype", Opcode::kNcTranspose,
+       [](I& i, E&) { i.ap[0].dtype = Dtype::kFloat32; }, "share a dtype"},
+  };
+  for (const Case& c : cases) Check(c);
+}
+
+TEST(ValidateTest, Trainium3AllowsBf16AndLongMoving) {
+  IsaLimits trn3 = LimitsFor(simulator::Trainium3Spec());
+  testing::Sample s = Base(kMM);
+  s.inst.ap[0] = PsumAp(0, 128, 0, Dtype::kBfloat16, {{4096, 1}});
+  s.inst.ap[1] = SbufAp(0, 128, 0, Dtype::kBfloat16, {{4096, 1}});
+  EXPECT_TRUE(ValidateForEngine(Engine::kPe, s.inst, trn3).ok());
+  EXPECT_FALSE(ValidateForEngine(Engine::kPe, s.inst, Trn2()).ok());
+}
+
+TEST(ValidateTest, ActAndElementwiseRules) {
+  const Case cases[] = {
+      {"shape", kTT, [](I& i, E&) { i.ap[1].sizes[0] = 256; }, "differ in shape"},
+      {"both PSUM", kTT, [](I& i, E&) { i.ap[1] = i.ap[2]; }, "both in PSUM"},
+      {"engine dtype", kTT, [](I& i, E&) { i.ap[0].dtype = Dtype::kInt64; }, "not a datapath type"},
+      {"fp32r off PE", kTT, [](I& i, E&) { i.ap[0].dtype = Dtype::kFloat32r; },
+       "not a datapath type"},
+      {"bitvec on float", kTT, [](I& i, E&) { i.op0 = AluOp::kBitwiseXor; }, "integer dtype"},
+      {"alpha", Opcode::kActivation, [](I& i, E&) { i.set_imm_f32(2, 0.5f); }, "prelu only"},
+      {"bias shape", Opcode::kActivation,
+       [](I& i, E&) {
+         i.imm[1] = 0;
+         i.ap[2] = i.ap[0];
+       },
+       "must be [128, 1]"},
+      {"reduce_res shape", Opcode::kActivationReduce, [](I& i, E&) { i.ap[4].sizes[0] = 2; },
+       "reduce_res"},
+      {"read_accumulator shape", Opcode::kReadAccumulator, [](I& i, E&) { i.ap[0].sizes[0] = 4; },
+       "must be [128, 1]"},
+      {"mixed ALU classes", Opcode::kTensorScalar,
+       [](I& i, E& e) {
+         i.op1 = AluOp::kRightShift;
+         e = Engine::kDve;
+       },
+       "mix bitvec and arithmetic"},
+      {"ACT tensor_scalar pairs", Opcode::kTensorScalar, [](I& i, E&) { i.op0 = AluOp::kSubtract; },
+       "ACT tensor_scalar takes"},
+      {"bitvec on POOL", Opcode::kTensorScalar,
+       [](I& i, E& e) {
+         i.op0 = AluOp::kBitwiseOr;
+         i.op1 = AluOp::kBypass;
+         i.imm[0] = 0;
+         i.imm[1] = 0;
+         i.ap[3] = {};
+         i.ap[0].dtype = i.ap[1].dtype = Dtype::kInt32;
+         e = Engine::kPool;
+       },
+       "DVE only"},
+      {"reduction op", Opcode::kTensorReduce, [](I& i, E&) { i.op0 = AluOp::kPower; },
+       "not a reduction"},
+      {"axes", Opcode::kTensorReduce, [](I& i, E&) { i.count = 4; }, "axes 4 not in 1..3"},
+      {"reduce dst", Opcode::kTensorReduce, [](I& i, E&) { i.count = 1; }, "after reducing"},
+      {"predicate dtype", Opcode::kTensorCopyPredicated,
+       [](I& i, E&) { i.ap[2].dtype = Dtype::kFloat32; }, "predicate is uint8"},
+      {"predicated dtypes", Opcode::kTensorCopyPredicated,
+       [](I& i, E&) { i.ap[0].dtype = Dtype::kBfloat16; }, "share a dtype"},
+      {"DVE transpose size", Opcode::kTranspose,
+       [](I& i, E&) {
+         i.ap[1].sizes[0] = 33;
+         i.ap[0].num_partitions = 33;
+         i.ap[0].start_partition = i.ap[1].start_partition = 0;
+       },
+       "exceeds [32, 32]"},
+      {"DVE transpose quadrant", Opcode::kTranspose, [](I& i, E&) { i.ap[0].start_partition = 64; },
+       "same 32-partition quadrant"},
+      {"bn_stats free", Opcode::kBnStats, [](I& i, E&) { i.ap[1].sizes[0] = 513; },
+       "not in 1..512"},
+      {"bn_stats dst", Opcode::kBnStats, [](I& i, E&) { i.ap[0].sizes[0] = 5; },
+       "must be [128, 6]"},
+      {"bn_aggr", Opcode::kBnAggr, [](I& i, E&) { i.ap[1].sizes[0] = 13; }, "multiple of 3"},
+      {"max8 min", Opcode::kMax8, [](I& i, E&) { i.ap[1].sizes[0] = 7; }, "not in 8..16384"},
+      {"find_index8 dtype", Opcode::kNcFindIndex8, [](I& i, E&) { i.ap[0].dtype = Dtype::kInt32; },
+       "uint16 or uint32"},
+      {"match_replace8 vals", Opcode::kNcMatchReplace8, [](I& i, E&) { i.ap[2].sizes[0] = 7; },
+       "must be [128, 8]"},
+      {"tsr reduce op", Opcode::kTensorScalarReduce, [](I& i, E&) { i.op1 = AluOp::kSubtract; },
+       "add, multiply, maximum or minimum"},
+      {"scan arithmetic", Opcode::kTensorTensorScan, [](I& i, E&) { i.op1 = AluOp::kBitwiseAnd; },
+       "must be arithmetic"},
+      {"stt both PSUM", Opcode::kScalarTensorTensor,
+       [](I& i, E&) {
+         i.ap[1] = i.ap[3] = PsumAp(0, 128, 0, Dtype::kFloat32, {{512, 1}});
+       },
+       "both in PSUM"},
+      {"iota shape", Opcode::kIota, [](I& i, E&) { i.ap[1].num_partitions = 64; },
+       "differ in shape"},
+      {"affine_select on_true", Opcode::kAffineSelect, [](I& i, E&) { i.ap[2].sizes[0] = 64; },
+       "differ in shape"},
+      {"local_gather elems", Opcode::kLocalGather, [](I& i, E&) { i.count = 3; },
+       "not in {1, 2, 4, 8, 16, 32}"},
+      {"local_gather groups", Opcode::kLocalGather,
+       [](I& i, E&) {
+         for (int s = 0; s < 3; ++s) i.ap[s].num_partitions = 24;
+       },
+       "16-partition groups"},
+      {"local_gather indices", Opcode::kLocalGather,
+       [](I& i, E&) {
+         i.ap[2].sizes[0] = 512;
+         i.ap[0].sizes[0] = 2048;
+       },
+       "indices per 16-partition group"},
+      {"local_gather index dtype", Opcode::kLocalGather,
+       [](I& i, E&) { i.ap[2].dtype = Dtype::kInt16; }, "index is uint16"},
+      {"partition_reduce op", Opcode::kTensorPartitionReduce,
+       [](I& i, E&) { i.op0 = AluOp::kSubtract; }, "op0 must be add"},
+      {"partition_reduce dst", Opcode::kTensorPartitionReduce,
+       [](I& i, E&) { i.ap[0].num_partitions = 32; }, "must be [1, 512]"},
+  };
+  for (const Case& c : cases) Check(c);
+}
+
+TEST(ValidateTest, ControlRules) {
+  const Case cases[] = {
+      {"reg_add operand", Opcode::kRegAdd, [](I& i, E&) { i.reg1 = 3; }, "either reg1"},
+      {"reg_load shape", Opcode::kRegLoad, [](I& i, E&) { i.ap[0].sizes[0] = 2; },
+       "one int32/uint32"},
+      {"reg_store dtype", Opcode::kRegStore, [](I& i, E&) { i.ap[0].dtype = Dtype::kFloat32; },
+       "one int32/uint32"},
+      {"dma count", Opcode::kDmaTrigger, [](I& i, E&) { i.count = 0; }, "count must be >= 1"},
+      {"dma queue", Opcode::kDmaCopy, [](I& i, E&) { i.index = 16; }, "DMA queue 16 >= 16"},
+      {"dma elements", Opcode::kDmaCopy, [](I& i, E&) { i.ap[1].sizes[0] = 256; }, "elements"},
+      {"dma 64-bit cast", Opcode::kDmaCopy, [](I& i, E&) { i.ap[1].dtype = Dtype::kInt64; },
+       "64-bit"},
+  };
+  for (const Case& c : cases) Check(c);
+}
+
+TEST(ValidateTest, ProgramRules) {
+  I end{Opcode::kNotifyEnd};
+  I branch{Opcode::kBranch};
+  branch.reg0 = 1;
+  branch.imm[0] = 4;
+  branch.target = 2;
+  Status st = ValidateProgram(Engine::kSp, std::vector<I>{branch, end}, Trn2());
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.message(),
+            "instruction 0 (branch): target 2 is outside the stream of 2 instructions");
+  branch.target = -1;
+  EXPECT_FALSE(ValidateProgram(Engine::kSp, std::vector<I>{branch, end}, Trn2()).ok());
+  branch.target = 1;
+  EXPECT_TRUE(ValidateProgram(Engine::kSp, std::vector<I>{branch, end}, Trn2()).ok());
+
+  st = ValidateProgram(Engine::kSp, std::vector<I>{end, I{Opcode::kNop}}, Trn2());
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("instruction 1 (nop): a stream must end with notify_end"),
+            std::string::npos);
+  EXPECT_FALSE(ValidateProgram(Engine::kSp, std::vector<I>{}, Trn2()).ok());
+
+  testing::Sample tt = Base(kTT);
+  tt.inst.ap[1].sizes[0] = 7;
+  st = ValidateProgram(Engine::kDve, std::vector<I>{I{Opcode::kNop}, tt.inst, end}, Trn2());
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.message().rfind("instruction 1 (tensor_tensor): ", 0), 0u) << st.message();
+  st = ValidateProgram(static_cast<Engine>(7), std::vector<I>{end}, Trn2());
+  EXPECT_FALSE(st.ok());
+  I unknown{static_cast<Opcode>(0x7F)};
+  EXPECT_FALSE(Validate(unknown, Trn2()).ok());
+}
+
+}  // namespace
+}  // namespace trnsim::isa
