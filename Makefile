@@ -6,8 +6,12 @@ ASAN_DIR      ?= build-asan
 BUILD_TYPE    ?= RelWithDebInfo
 JOBS          ?= $(shell nproc)
 CMAKE_FLAGS   ?=
+FUZZ_DIR      ?= build-fuzz
+FUZZ_SECONDS  ?= 60
+FUZZ_MAX_LEN  ?= 65536
+FUZZ_CORPUS   := tests/fuzz/corpus/neff_reader
 
-.PHONY: all deps configure build run test sanitize bench install format clean
+.PHONY: all deps configure build run test sanitize fuzz fuzz-long bench install format clean
 
 all: build
 
@@ -34,6 +38,23 @@ sanitize: deps
 	@cmake --build $(ASAN_DIR) -j $(JOBS)
 	@ctest --test-dir $(ASAN_DIR) --output-on-failure -j $(JOBS)
 
+# libFuzzer on the NEFF reader (clang, ASan + UBSan, build-fuzz/) for FUZZ_SECONDS, on a copy
+# of the committed seed corpus; any crash, leak, hang or round-trip mismatch fails the target
+# and leaves the input in build-fuzz/artifacts/. See tests/fuzz/README.md.
+fuzz: deps
+	@CC=clang CXX=clang++ cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DTRNSIM_FUZZ=ON -DTRNSIM_BUILD_TESTS=OFF -DTRNSIM_BUILD_BENCH=OFF $(CMAKE_FLAGS) > /dev/null
+	@cmake --build $(FUZZ_DIR) -j $(JOBS) --target neff_reader_fuzzer
+	@rm -rf $(FUZZ_DIR)/corpus && mkdir -p $(FUZZ_DIR)/corpus $(FUZZ_DIR)/artifacts
+	@cp $(FUZZ_CORPUS)/* $(FUZZ_DIR)/corpus/
+	@$(FUZZ_DIR)/tests/fuzz/neff_reader_fuzzer $(FUZZ_DIR)/corpus -dict=tests/fuzz/neff_reader.dict \
+	  -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MAX_LEN) -timeout=10 -rss_limit_mb=2048 \
+	  -artifact_prefix=$(FUZZ_DIR)/artifacts/ -print_final_stats=1
+
+# The same for an hour (FUZZ_SECONDS=... still overrides).
+fuzz-long: FUZZ_SECONDS = 3600
+fuzz-long: fuzz
+
 # Google Benchmark suites (not part of `make test`); see bench/README.md.
 bench: build
 	@for b in $(BUILD_DIR)/bench/*_bench; do echo "== $$b"; $$b; done
@@ -47,4 +68,4 @@ format:
 	@git ls-files '*.cc' '*.h' | xargs clang-format -i
 
 clean:
-	@rm -rf $(BUILD_DIR) $(ASAN_DIR)
+	@rm -rf $(BUILD_DIR) $(ASAN_DIR) $(FUZZ_DIR)

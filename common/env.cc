@@ -32,6 +32,9 @@ constexpr EnvVarInfo kTable[] = {
     {EnvVar::kNumCores, "NEURON_RT_NUM_CORES", EnvType::kInt, "",
      "Number of free logical cores to reserve, starting at the first free one. Unset or 0: "
      "all."},
+    {EnvVar::kValidateHash, "NEURON_RT_VALIDATE_HASH", EnvType::kBool, "false",
+     "Check each NEFF's payload hash (MD5 or SHA-256, per the header) at load; a mismatch fails "
+     "the load with NRT_INVALID."},
     {EnvVar::kInstance, "TRNSIM_INSTANCE", EnvType::kString, "trn2.48xlarge",
      "trnsim only: the emulated instance type (see `trnsim-demo --instances`)."},
     {EnvVar::kDaemon, "TRNSIM_DAEMON", EnvType::kString, "",

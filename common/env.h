@@ -27,6 +27,7 @@ enum class EnvVar : int {
   kVirtualCoreSize,     // NEURON_RT_VIRTUAL_CORE_SIZE (older spelling of the same knob)
   kVisibleCores,        // NEURON_RT_VISIBLE_CORES
   kNumCores,            // NEURON_RT_NUM_CORES
+  kValidateHash,        // NEURON_RT_VALIDATE_HASH
   kInstance,            // TRNSIM_INSTANCE
   kDaemon,              // TRNSIM_DAEMON
   kToken,               // TRNSIM_TOKEN

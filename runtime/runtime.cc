@@ -47,6 +47,8 @@ void Runtime::OnForkChild() {
     (void)self.vnc_bytes_used_.release();
     self.tensors_.clear();
     self.tensor_sets_.clear();
+    self.models_->Abandon();
+    (void)self.models_.release();
   }
 }
 
@@ -65,6 +67,7 @@ Status Runtime::Init(uint32_t framework, const std::string& framework_version,
                         " is not a valid nrt_framework_type_t");
   }
   TRNSIM_ASSIGN_OR_RETURN(RuntimeConfig config, ParseRuntimeConfig(env));
+  TRNSIM_ASSIGN_OR_RETURN(bool validate_hash, env.GetBool(EnvVar::kValidateHash));
 
   driver::DeviceOptions options;
   options.backend = config.backend;
@@ -93,6 +96,9 @@ Status Runtime::Init(uint32_t framework, const std::string& framework_version,
   core_map_ = std::move(core_map);
   device_ = std::move(*device);
   vnc_bytes_used_ = std::make_unique<std::atomic<uint64_t>[]>(config.visible_vnc_count);
+  models_ = std::make_unique<model::ModelRegistry>(device_.get(), config_, *core_map_,
+                                                   vnc_bytes_used_.get());
+  read_options_.validate_hash = validate_hash;
   state_ = State::kInit;
   TRNSIM_LOG(Info, Nrt) << "initialised on emulated " << config.instance->type_name
                         << ", LNC=" << config.lnc << ", logical cores " << VisibleText(config)
@@ -104,6 +110,7 @@ Status Runtime::Init(uint32_t framework, const std::string& framework_version,
 void Runtime::Close() {
   std::unique_lock lock(mutex_);
   if (state_ != State::kInit) return;
+  models_.reset();  // unloads every model
   for (TensorSet* set : tensor_sets_) delete set;
   tensor_sets_.clear();
   for (Tensor* tensor : tensors_) delete tensor;  // device memory goes back with the storage
@@ -425,6 +432,55 @@ StatusOr<Tensor*> Runtime::GetFromTensorSet(TensorSet* set, const std::string& n
     return FailureError("no tensor named '" + name + "' in the tensor set");
   }
   return tensor;
+}
+
+StatusOr<model::Model*> Runtime::LoadModel(std::span<const uint8_t> neff_bytes, int vnc,
+                                           int vnc_count) {
+  neff::ReadOptions options;
+  {
+    std::shared_lock lock(mutex_);
+    TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+    options = read_options_;
+  }
+  if (neff_bytes.empty()) return InvalidError("the NEFF is 0 bytes");
+  TRNSIM_ASSIGN_OR_RETURN(neff::Neff neff, neff::ReadNeff(neff_bytes, options));
+  return LoadModel(std::move(neff), vnc, vnc_count);
+}
+
+StatusOr<model::Model*> Runtime::LoadModel(neff::Neff neff, int vnc, int vnc_count) {
+  std::unique_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  return models_->Load(std::move(neff), vnc, vnc_count);
+}
+
+Status Runtime::UnloadModel(model::Model* model) {
+  std::unique_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  return models_->Unload(model);
+}
+
+StatusOr<ModelInfo> Runtime::GetModelInfo(const model::Model* model) {
+  std::shared_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  TRNSIM_RETURN_IF_ERROR(models_->Check(model));
+  return ModelInfo{model->vnc(), model->vnc_count(), model->instance_count()};
+}
+
+StatusOr<std::vector<neff::TensorDecl>> Runtime::GetModelTensors(const model::Model* model) {
+  std::shared_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  TRNSIM_RETURN_IF_ERROR(models_->Check(model));
+  return model->tensors();
+}
+
+Status Runtime::CheckExecution(const model::Model* model, const TensorSet* inputs,
+                               const TensorSet* outputs) {
+  std::shared_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  TRNSIM_RETURN_IF_ERROR(models_->Check(model));
+  TRNSIM_RETURN_IF_ERROR(CheckSet(inputs));
+  TRNSIM_RETURN_IF_ERROR(CheckSet(outputs));
+  return model->CheckExecutable();
 }
 
 }  // namespace trnsim::runtime

@@ -5,10 +5,15 @@
 // NRT_CLOSED after Close; Init when already INIT is a no-op. In a child forked from an
 // initialised process every such call returns NRT_FAILURE (the child shares no device).
 //
-// Handles: nrt_tensor_t* and nrt_tensor_set_t* are the addresses of runtime-owned Tensor and
-// TensorSet objects. Every call checks the handle against the live set, so a freed or foreign
-// handle is NRT_INVALID_HANDLE rather than a crash (unless its address has been reused).
-// Close frees every tensor and set the process still holds.
+// Handles: nrt_tensor_t*, nrt_tensor_set_t* and nrt_model_t* are the addresses of runtime-owned
+// Tensor, TensorSet and model::Model objects. Every call checks the handle against the live
+// set, so a freed or foreign handle is NRT_INVALID_HANDLE rather than a crash (unless its
+// address has been reused). Close unloads every model and frees every tensor and set the
+// process still holds.
+//
+// Models: LoadModel places a NEFF on a vnc (runtime/model/model.h has the load rules). The NEFF
+// is parsed outside the runtime's lock; placing it (allocating and writing its constants) holds
+// the runtime exclusively.
 //
 // Thread safety: every method may be called from any thread. Data transfers on distinct
 // tensors proceed concurrently; creation and destruction are serialised.
@@ -19,6 +24,7 @@
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
+#include <span>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -27,6 +33,10 @@
 #include "driver/device.h"
 #include "runtime/config.h"
 #include "runtime/core_map.h"
+#include "runtime/model/model.h"
+#include "runtime/model/model_registry.h"
+#include "runtime/neff/neff.h"
+#include "runtime/neff/neff_io.h"
 #include "runtime/tensor.h"
 #include "runtime/tensor_set.h"
 
@@ -42,6 +52,12 @@ struct InstanceInfo {
 struct VncMemoryStats {
   uint64_t bytes_used = 0;   // device memory this process holds on the vnc
   uint64_t bytes_limit = 0;  // capacity of the vnc's HBM stack
+};
+
+struct ModelInfo {
+  int vnc = 0;                  // process-relative logical core the model is loaded on
+  uint32_t vnc_count = 1;       // logical cores it occupies
+  uint32_t instance_count = 1;  // staged copies (AWS: at least 1)
 };
 
 struct TensorBatchOp {
@@ -100,6 +116,24 @@ class Runtime {
   Status AddToTensorSet(TensorSet* set, const std::string& name, Tensor* tensor);
   StatusOr<Tensor*> GetFromTensorSet(TensorSet* set, const std::string& name);
 
+  // --- Models -------------------------------------------------------------------------------
+  // `vnc`: a visible process-relative core, or -1 for the least loaded one (ModelRegistry).
+  // `vnc_count` (deprecated): -1 or 1. The bytes form parses with neff::ReadNeff, checking the
+  // payload hash when NEURON_RT_VALIDATE_HASH is true. Errors: NRT_INVALID (0 bytes, malformed
+  // NEFF, LNC mismatch, bad vnc or vnc_count, undecodable trnsim instruction stream),
+  // NRT_UNSUPPORTED_NEFF_VERSION, NRT_RESOURCE (device memory; nothing stays allocated).
+  StatusOr<model::Model*> LoadModel(std::span<const uint8_t> neff_bytes, int vnc, int vnc_count);
+  StatusOr<model::Model*> LoadModel(neff::Neff neff, int vnc, int vnc_count);
+  // Frees the model's device memory; the handle is dead afterwards (NRT_INVALID_HANDLE).
+  Status UnloadModel(model::Model* model);
+  StatusOr<ModelInfo> GetModelInfo(const model::Model* model);
+  // The model's inputs then outputs, as the NEFF declares them.
+  StatusOr<std::vector<neff::TensorDecl>> GetModelTensors(const model::Model* model);
+  // What nrt_execute can check before running: the model and both tensor-set handles, and that
+  // the model is executable (NRT_INVALID with model::kForeignModelMessage when foreign).
+  Status CheckExecution(const model::Model* model, const TensorSet* inputs,
+                        const TensorSet* outputs);
+
   // --- For layers above (models, tools) ----------------------------------------------------
   // Valid only while initialised.
   driver::Device* device() { return device_.get(); }
@@ -125,6 +159,8 @@ class Runtime {
   std::unique_ptr<std::atomic<uint64_t>[]> vnc_bytes_used_;
   std::unordered_set<Tensor*> tensors_;
   std::unordered_set<TensorSet*> tensor_sets_;
+  std::unique_ptr<model::ModelRegistry> models_;
+  neff::ReadOptions read_options_;  // validate_hash from NEURON_RT_VALIDATE_HASH at Init
 };
 
 }  // namespace trnsim::runtime

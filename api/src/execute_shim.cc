@@ -1,6 +1,7 @@
 // Execution: nrt_execute, nrt_execute_repeat, the implicit-async helpers and the output
-// completion counters. Executing a model needs the NEFF loader and the chip model; until they
-// land these validate their arguments and the lifecycle, then report NotImplemented
+// completion counters. Running a model needs the chip model; until it lands nrt_execute*
+// validate their arguments, the model and tensor-set handles and that the model is executable
+// (a foreign NEFF is refused with NRT_INVALID), then report NotImplemented
 // (docs/api-status.md).
 #include "api/src/shim.h"
 #include "api/src/vnc_check.h"
@@ -11,10 +12,12 @@ using trnsim::api::NotImplemented;
 using trnsim::api::NullArgument;
 using trnsim::api::Report;
 using trnsim::api::Rt;
+using trnsim::api::UnwrapSet;
+using trnsim::runtime::model::Model;
 
 namespace {
 
-constexpr char kExecution[] = "model execution (arrives with the NEFF loader and the chip model)";
+constexpr char kExecution[] = "model execution (arrives with the chip model)";
 constexpr char kCompletion[] =
     "output completion counters, which executions advance (arrive with the chip model)";
 
@@ -23,8 +26,9 @@ NRT_STATUS Execute(const char* function, const nrt_model_t* model,
   if (model == nullptr) return NullArgument(function, "model");
   if (input_set == nullptr) return NullArgument(function, "input_set");
   if (output_set == nullptr) return NullArgument(function, "output_set");
-  trnsim::Status ready = Rt().CheckInitialized();
-  if (!ready.ok()) return Report(function, ready);
+  trnsim::Status checked = Rt().CheckExecution(reinterpret_cast<const Model*>(model),
+                                               UnwrapSet(input_set), UnwrapSet(output_set));
+  if (!checked.ok()) return Report(function, checked);
   return NotImplemented(function, kExecution);
 }
 

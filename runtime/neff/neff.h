@@ -45,6 +45,8 @@ struct Header {
   std::array<uint8_t, 64> tpb_per_node{};
   uint64_t feature_bits = 0;
   uint32_t lnc_size = 1;             // logical-core size the NEFF needs (1 or 2)
+
+  friend bool operator==(const Header&, const Header&) = default;
 };
 
 enum class VariableType {
@@ -69,6 +71,8 @@ struct Variable {
   uint64_t backing_variable_off = 0; // kVirtual
   std::optional<int64_t> referenced_var_id;  // kPointer
   std::vector<int64_t> list;         // kDgeTable: var_ids
+
+  friend bool operator==(const Variable&, const Variable&) = default;
 };
 
 struct QueueSet {
@@ -81,6 +85,8 @@ struct QueueSet {
   std::vector<int64_t> semaphore_set;
   std::optional<int64_t> semaphore;
   std::string fabric_path = "main";
+
+  friend bool operator==(const QueueSet&, const QueueSet&) = default;
 };
 
 enum class DmaOp { kCopy, kCast, kAdd, kFma, kMin, kMax, kTranspose };
@@ -93,6 +99,8 @@ struct DmaAccess {
   std::vector<int64_t> steps;
   std::vector<uint64_t> sizes;
   isa::Dtype dtype = isa::Dtype::kUint8;
+
+  friend bool operator==(const DmaAccess&, const DmaAccess&) = default;
 };
 
 struct DmaDescriptor {
@@ -115,6 +123,8 @@ struct DmaDescriptor {
   double constant = 0.0;
   std::array<uint32_t, 4> transpose_shape{};         // transpose
   uint32_t transpose_element_size = 0;
+
+  friend bool operator==(const DmaDescriptor&, const DmaDescriptor&) = default;
 };
 
 // The five engines and their NEFF file stems.
@@ -125,6 +135,8 @@ struct DveTable {
   std::string control_table = "default_control_table.bin";
   std::string datapath_table = "default_datapath_table.bin";
   std::string opcode_table = "default_opcode_table.bin";
+
+  friend bool operator==(const DveTable&, const DveTable&) = default;
 };
 
 struct EngineProgram {
@@ -135,6 +147,8 @@ struct EngineProgram {
   std::vector<std::string> activation_function_sets;  // Activation.json
   std::vector<DveTable> dve_tables;                   // DVE.json
   std::vector<uint8_t> instructions; // contents of instr_file
+
+  friend bool operator==(const EngineProgram&, const EngineProgram&) = default;
 };
 
 struct Subgraph {
@@ -142,8 +156,14 @@ struct Subgraph {
   std::vector<QueueSet> queue_sets;
   std::vector<Variable> variables;
   std::vector<EngineProgram> engines;
-  // Other members of the subgraph directory (constants, tables), by file name.
+  // Other members of the subgraph directory (constants, tables), by path inside it ("w.npy",
+  // "consts/b.bin"). Files are kept whole: a .npy keeps its header; ConstantData() (neff_io.h)
+  // gives the bytes a "file" variable is initialised with.
   std::map<std::string, std::vector<uint8_t>> files;
+  std::string def_name;              // def.json "name", when present (else empty)
+  std::string def_version;           // def.json "version": a string, or a number's decimal text
+
+  friend bool operator==(const Subgraph&, const Subgraph&) = default;
 };
 
 enum class TensorUsage { kInput = 0, kOutput = 1 };  // nrt_tensor_usage_t values
@@ -155,6 +175,8 @@ struct TensorDecl {
   uint64_t size = 0;                 // bytes
   isa::Dtype dtype = isa::Dtype::kUnknown;
   std::vector<uint32_t> shape;
+
+  friend bool operator==(const TensorDecl&, const TensorDecl&) = default;
 };
 
 struct Neff {
@@ -165,6 +187,8 @@ struct Neff {
   std::vector<TensorDecl> tensors;
   // Other top-level payload members (neff.json excepted), by path.
   std::map<std::string, std::vector<uint8_t>> top_files;
+
+  friend bool operator==(const Neff&, const Neff&) = default;
 };
 
 // Spellings used in the JSON members; the *FromName functions return nullopt for anything else.

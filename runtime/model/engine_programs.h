@@ -1,0 +1,45 @@
+// EnginePrograms: a model's engine instruction streams, classified and decoded at load.
+//
+// Every non-empty stream (EngineProgram::instructions) of every subgraph is looked at:
+//  - all of them start with trnsim's stream magic (isa::HasStreamMagic): each is decoded and
+//    validated against the chip's limits (isa::DecodeStream), and the decoded programs are kept
+//    for the chip model; a failure — including a stream encoded for another engine than the
+//    one whose file holds it — is NRT_INVALID naming the subgraph, the engine and (in the
+//    decoder's message) the instruction;
+//  - any of them does not: the NEFF's streams are in another encoding (AWS's compiler writes
+//    its private one), so the model is *foreign* — it loads and reports its tensors, but cannot
+//    be executed (docs/decisions.md, "Models"). A NEFF mixing the two is foreign too: trnsim
+//    cannot run the streams it cannot read, and a coincidental magic is no reason to refuse it.
+//  - no streams at all: not foreign, and there is nothing to run.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <vector>
+
+#include "common/status_or.h"
+#include "runtime/neff/neff.h"
+#include "simulator/isa/encoding.h"
+#include "simulator/spec/chip_spec.h"
+
+namespace trnsim::runtime::model {
+
+class EnginePrograms {
+ public:
+  using PerEngine = std::array<std::optional<isa::Program>, neff::kEngineCount>;
+
+  static StatusOr<EnginePrograms> Decode(const neff::Neff& neff, const simulator::ChipSpec& chip);
+
+  bool foreign() const { return foreign_; }
+  // The decoded program of `engine` in subgraph `subgraph`; nullptr when the engine has no
+  // stream or the model is foreign.
+  const isa::Program* program(size_t subgraph, neff::EngineKind engine) const;
+  size_t stream_count() const { return stream_count_; }
+
+ private:
+  bool foreign_ = false;
+  size_t stream_count_ = 0;          // non-empty streams in the NEFF
+  std::vector<PerEngine> programs_;  // one per subgraph; empty when foreign
+};
+
+}  // namespace trnsim::runtime::model

@@ -1,0 +1,119 @@
+#include "runtime/model/model.h"
+
+#include <algorithm>
+#include <string>
+
+#include "runtime/model/variable_check.h"
+
+namespace trnsim::runtime::model {
+namespace {
+
+using neff::Variable;
+using neff::VariableType;
+
+Status CheckShape(const neff::Neff& neff, int runtime_lnc) {
+  uint32_t lnc = neff.header.lnc_size;
+  if (lnc != static_cast<uint32_t>(runtime_lnc)) {
+    return InvalidError("LNC mismatch: NEFF compiled for LNC=" + std::to_string(lnc) +
+                        ", runtime uses LNC=" + std::to_string(runtime_lnc));
+  }
+  if (neff.subgraphs.size() != lnc) {
+    return InvalidError("the NEFF has " + std::to_string(neff.subgraphs.size()) +
+                        " subgraphs; LNC=" + std::to_string(lnc) + " needs " + std::to_string(lnc) +
+                        " (one per physical core of the logical core)");
+  }
+  return Status::Ok();
+}
+
+// The shared-scratchpad need of every virtual variable of every subgraph.
+ScratchpadNeed VirtualNeed(const neff::Neff& neff) {
+  ScratchpadNeed need;
+  for (const neff::Subgraph& subgraph : neff.subgraphs) {
+    for (const Variable& var : subgraph.variables) {
+      if (var.type != VariableType::kVirtual) continue;
+      uint64_t end = var.backing_variable_off + var.size;
+      if (need.largest_variable.empty() || end > need.size_bytes) {
+        need.size_bytes = std::max(need.size_bytes, end);
+        need.largest_variable = subgraph.name + "/" + var.name;
+      }
+      need.alignment_bytes = std::max(need.alignment_bytes, var.alignment);
+    }
+  }
+  return need;
+}
+
+bool HasVirtualVariables(const neff::Neff& neff) {
+  for (const neff::Subgraph& subgraph : neff.subgraphs) {
+    for (const Variable& var : subgraph.variables) {
+      if (var.type == VariableType::kVirtual) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Model>> Model::Load(neff::Neff neff, const LoadTarget& target) {
+  TRNSIM_RETURN_IF_ERROR(CheckShape(neff, target.location.physical_count));
+  const simulator::ChipSpec& chip = *target.chip;
+  uint64_t sbuf_bytes = static_cast<uint64_t>(chip.partitions) * chip.sbuf_bytes_per_partition;
+  for (const neff::Subgraph& subgraph : neff.subgraphs) {
+    TRNSIM_RETURN_IF_ERROR(CheckVariables(subgraph, sbuf_bytes));
+  }
+  TRNSIM_ASSIGN_OR_RETURN(EnginePrograms programs, EnginePrograms::Decode(neff, chip));
+  std::unique_ptr<Model> model(new Model(std::move(neff), target, std::move(programs)));
+  TRNSIM_RETURN_IF_ERROR(model->Place());  // on failure the destructor releases everything
+  return model;
+}
+
+Status Model::Place() {
+  for (size_t k = 0; k < neff_.subgraphs.size(); ++k) {
+    SubgraphTarget where;
+    where.device = target_.device;
+    where.vnc = target_.vnc;
+    where.chip = target_.location.chip;
+    where.hbm = target_.location.hbm;
+    where.physical_core = target_.location.first_physical + static_cast<int>(k);
+    where.bytes_used = target_.bytes_used;
+    TRNSIM_ASSIGN_OR_RETURN(std::unique_ptr<SubgraphMemory> memory,
+                            SubgraphMemory::Place(neff_.subgraphs[k], where));
+    memory_.push_back(std::move(memory));
+  }
+  // The scratchpad last: if it cannot grow, only this model's own memory is undone.
+  if (HasVirtualVariables(neff_)) {
+    TRNSIM_RETURN_IF_ERROR(target_.scratchpad->Attach(this, VirtualNeed(neff_)));
+    attached_ = true;
+  }
+  TRNSIM_RETURN_IF_ERROR(RewriteScratchpadAddresses());
+  // Constants now live in HBM; drop the host copies (other members, such as tables, stay).
+  for (neff::Subgraph& subgraph : neff_.subgraphs) {
+    for (const Variable& var : subgraph.variables) {
+      if (var.type == VariableType::kFile) subgraph.files.erase(var.file_name);
+    }
+  }
+  return Status::Ok();
+}
+
+Model::~Model() {
+  if (attached_) target_.scratchpad->Detach(this);
+  memory_.clear();
+}
+
+Status Model::RewriteScratchpadAddresses() {
+  uint64_t base = attached_ ? target_.scratchpad->device_address() : 0;
+  for (const auto& memory : memory_) TRNSIM_RETURN_IF_ERROR(memory->WriteAddressTables(base));
+  return Status::Ok();
+}
+
+Status Model::CheckExecutable() const {
+  if (foreign()) return InvalidError(kForeignModelMessage);
+  return Status::Ok();
+}
+
+uint64_t Model::bytes_reserved() const {
+  uint64_t total = 0;
+  for (const auto& memory : memory_) total += memory->bytes_reserved();
+  return total;
+}
+
+}  // namespace trnsim::runtime::model

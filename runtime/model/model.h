@@ -1,0 +1,95 @@
+// Model: a NEFF loaded on one of the process's logical cores (vnc) — what an nrt_model_t
+// handle names. Load places the NEFF's variables in the vnc's HBM (SubgraphMemory, the vnc's
+// SharedScratchpad), classifies and decodes its engine instruction streams (EnginePrograms) and
+// keeps the NEFF's declared inputs and outputs for nrt_get_model_tensor_info.
+//
+// Load checks, in order, each failing with nothing allocated:
+//  1. header.lnc_size must equal the runtime's LNC (NEURON_LOGICAL_NC_CONFIG):
+//     NRT_INVALID "LNC mismatch: NEFF compiled for LNC=2, runtime uses LNC=1";
+//  2. one subgraph per physical core of the logical core (subgraphs == lnc_size): NRT_INVALID;
+//  3. every subgraph's variables (CheckVariables: SBUF fit, references, constants, alignment);
+//  4. the instruction streams (EnginePrograms::Decode): trnsim-encoded streams must decode and
+//     validate (NRT_INVALID naming subgraph, engine and instruction); streams in another
+//     encoding (AWS's compiler) make the model *foreign*: it loads, reports its tensors, and
+//     refuses execution with kForeignModelMessage.
+// Then it allocates: subgraph k's variables go on physical core first_physical + k, all in the
+// vnc's HBM stack and charged to the vnc. Device OOM is NRT_RESOURCE naming the variable and
+// its bytes, and everything already allocated for the model is released (no partial model).
+//
+// A Model keeps its Neff (the execution milestone reads its DMA descriptors and queue sets),
+// minus the constant files, which live in HBM once written.
+//
+// Thread safety: none; the Runtime serialises loads, unloads and queries of a model.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "common/status_or.h"
+#include "driver/device.h"
+#include "runtime/core_map.h"
+#include "runtime/model/engine_programs.h"
+#include "runtime/model/shared_scratchpad.h"
+#include "runtime/model/subgraph_memory.h"
+#include "runtime/neff/neff.h"
+#include "simulator/spec/chip_spec.h"
+
+namespace trnsim::runtime::model {
+
+inline constexpr char kForeignModelMessage[] =
+    "this NEFF's engine instruction streams are not in trnsim's encoding (compiled by AWS's "
+    "neuronx-cc?); trnsim can report its tensors but cannot execute it";
+
+// Where a model goes: everything Load needs from the runtime. Pointers must outlive the model.
+struct LoadTarget {
+  driver::Device* device = nullptr;
+  const simulator::ChipSpec* chip = nullptr;
+  int vnc = 0;            // process-relative logical core
+  CoreLocation location;  // where that vnc lives; physical_count is the runtime's LNC
+  std::atomic<uint64_t>* bytes_used = nullptr;  // the vnc's usage counter
+  SharedScratchpad* scratchpad = nullptr;       // the vnc's
+};
+
+class Model final : public ScratchpadUser {
+ public:
+  static StatusOr<std::unique_ptr<Model>> Load(neff::Neff neff, const LoadTarget& target);
+  ~Model() override;  // frees the model's memory and detaches from the scratchpad
+
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
+
+  int vnc() const { return target_.vnc; }
+  const std::string& name() const { return neff_.header.name; }
+  // Logical cores the model occupies, and staged copies of it (AWS: at least 1): both 1.
+  uint32_t vnc_count() const { return 1; }
+  uint32_t instance_count() const { return 1; }
+  // Inputs first, then outputs, exactly as the NEFF declares them.
+  const std::vector<neff::TensorDecl>& tensors() const { return neff_.tensors; }
+  bool foreign() const { return programs_.foreign(); }
+  // OK when the model can be executed; NRT_INVALID with kForeignModelMessage when foreign.
+  Status CheckExecutable() const;
+
+  const neff::Neff& neff() const { return neff_; }
+  const EnginePrograms& programs() const { return programs_; }
+  const SubgraphMemory& memory(int subgraph) const { return *memory_[subgraph]; }
+  // Bytes of device memory the model holds itself (the shared scratchpad is not counted).
+  uint64_t bytes_reserved() const;
+
+  // Rewrites pointer and dge-table variables after the shared scratchpad moved.
+  Status RewriteScratchpadAddresses() override;
+
+ private:
+  Model(neff::Neff neff, const LoadTarget& target, EnginePrograms programs)
+      : neff_(std::move(neff)), target_(target), programs_(std::move(programs)) {}
+  Status Place();
+
+  neff::Neff neff_;
+  LoadTarget target_;
+  EnginePrograms programs_;
+  std::vector<std::unique_ptr<SubgraphMemory>> memory_;  // one per subgraph
+  bool attached_ = false;                                // to target_.scratchpad
+};
+
+}  // namespace trnsim::runtime::model
