@@ -1,0 +1,145 @@
+#include <gtest/gtest.h>
+
+#include "runtime/neff/neff_io.h"
+#include "tools/kernel_builder/kernel_builder.h"
+
+namespace trnsim::kb {
+namespace {
+
+constexpr isa::Dtype kF32 = isa::Dtype::kFloat32;
+
+isa::Program Decode(const neff::Neff& n, int sg, isa::Engine e) {
+  for (const neff::EngineProgram& p : n.subgraphs[sg].engines) {
+    if (static_cast<int>(p.engine) == static_cast<int>(e)) {
+      return isa::DecodeStream(p.instructions, isa::LimitsFor(simulator::Trainium2Spec())).value();
+    }
+  }
+  ADD_FAILURE() << "no engine";
+  return {};
+}
+
+TEST(BuilderTest, EmptyKernelHasFiveEnginesEndingInNotifyEnd) {
+  KernelBuilder k({"empty", "trn2", 1});
+  ASSERT_TRUE(k.AddInput("x", kF32, {4}).ok());
+  ASSERT_TRUE(k.AddOutput("y", kF32, {4}).ok());
+  neff::Neff n = k.Build().value();
+  ASSERT_EQ(n.subgraphs.size(), 1u);
+  EXPECT_EQ(n.header.name, "empty");
+  EXPECT_EQ(n.header.lnc_size, 1u);
+  ASSERT_EQ(n.subgraphs[0].engines.size(), 5u);
+  for (int e = 0; e < isa::kEngineCount; ++e) {
+    isa::Program p = Decode(n, 0, static_cast<isa::Engine>(e));
+    ASSERT_EQ(p.instructions.size(), 1u);
+    EXPECT_EQ(p.instructions[0].opcode, isa::Opcode::kNotifyEnd);
+  }
+  ASSERT_EQ(n.tensors.size(), 2u);
+  EXPECT_EQ(n.tensors[0].name, "x");
+  EXPECT_EQ(n.tensors[0].dtype, kF32);
+  EXPECT_EQ(n.tensors[1].usage, neff::TensorUsage::kOutput);
+  // Reproducible: the same kernel gives the same bytes.
+  EXPECT_EQ(k.BuildBytes().value(), k.BuildBytes().value());
+  EXPECT_TRUE(neff::ReadNeff(k.BuildBytes().value()).ok());
+}
+
+TEST(BuilderTest, VariablesGetIdsAndAreChecked) {
+  KernelBuilder k({"vars", "trn2", 1});
+  EXPECT_EQ(k.AddInput("a", kF32, {2, 3}).value().var_id, 0u);
+  EXPECT_EQ(k.AddScratch("s", 64).value().var_id, 1u);
+  VarOptions id9;
+  id9.var_id = 9;
+  EXPECT_EQ(k.AddOutput("o", isa::Dtype::kBfloat16, {8}, id9).value().var_id, 9u);
+  EXPECT_EQ(k.AddConstant("c", isa::Dtype::kUint8, {2}, {1, 2}).value().var_id, 10u);
+  EXPECT_FALSE(k.AddInput("a", kF32, {1}).ok());                // name taken
+  EXPECT_FALSE(k.AddInput("b", kF32, {1}, id9).ok());           // id taken
+  EXPECT_FALSE(k.AddInput("z", kF32, {0}).ok());                // empty shape
+  EXPECT_FALSE(k.AddConstant("d", kF32, {2}, {1, 2, 3}).ok());  // 3 bytes for 8
+  VarOptions bad_align;
+  bad_align.alignment = 3;
+  EXPECT_FALSE(k.AddScratch("t", 8, bad_align).ok());
+  neff::Neff n = k.Build().value();
+  EXPECT_EQ(n.subgraphs[0].variables.size(), 4u);
+  EXPECT_EQ(n.subgraphs[0].files.at("c.bin"), (std::vector<uint8_t>{1, 2}));
+  EXPECT_EQ(n.tensors[0].shape, (std::vector<uint32_t>{2, 3}));
+  EXPECT_EQ(n.tensors[0].size, 24u);
+}
+
+TEST(BuilderTest, NpyConstantsAreWrapped) {
+  KernelBuilder k({"npy", "trn2", 1});
+  VarOptions o;
+  o.file_name = "w.npy";
+  ASSERT_TRUE(k.AddConstant("w", kF32, {2}, std::vector<uint8_t>(8, 7), o).ok());
+  neff::Neff n = k.Build().value();
+  auto data = neff::ConstantData(n.subgraphs[0], n.subgraphs[0].variables[0]).value();
+  EXPECT_EQ(std::vector<uint8_t>(data.begin(), data.end()), std::vector<uint8_t>(8, 7));
+}
+
+TEST(BuilderTest, InvalidInstructionsAreRefusedWithTheirPlace) {
+  KernelBuilder k({"bad", "trn2", 1});
+  Core& c = k.core(0);
+  // A PE instruction on DVE: Add() returns the error and appends nothing.
+  isa::Instruction ls;
+  ls.opcode = isa::Opcode::kLoadStationary;
+  ls.ap[1] = isa::SbufAp(0, 128, 0, isa::Dtype::kBfloat16, {{128, 1}});
+  StatusOr<InstRef> r = c.dve().Add(ls);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("sg00 dve[0]"), std::string::npos) << r.status().message();
+  EXPECT_EQ(c.dve().size(), 0);
+  EXPECT_TRUE(k.status().ok());  // Add() reports; it does not record
+  // The typed helpers record the first error; Build() returns it.
+  Tile t = c.AllocSbuf("t", kF32, 128, 512).value();
+  InstRef bad =
+      c.pe().MultiplyMoving(isa::PsumAp(0, 128, 0, kF32, {{1024, 1}}), t.ap(), true, true);
+  EXPECT_FALSE(bad.valid());
+  c.dve().TensorCopy(t.ap(), t.ap());  // fine, but the build still fails
+  StatusOr<neff::Neff> n = k.Build();
+  ASSERT_FALSE(n.ok());
+  EXPECT_NE(n.status().message().find("multiply_moving"), std::string::npos)
+      << n.status().message();
+}
+
+TEST(BuilderTest, BadOptionsAreErrors) {
+  KernelBuilder chip({"k", "trn9", 1});
+  EXPECT_FALSE(chip.Build().ok());
+  KernelBuilder lnc({"k", "trn2", 3});
+  EXPECT_FALSE(lnc.Build().ok());
+  KernelBuilder late({"k", "trn2", 1});
+  late.core(0).sp().Nop();
+  EXPECT_FALSE(late.SetLnc(2).ok());
+}
+
+TEST(BuilderTest, Lnc2ReplicatesVariablesAndTensorsOnce) {
+  KernelBuilder k({"two", "trn3", 2});
+  ASSERT_TRUE(k.AddInput("x", kF32, {256}).ok());
+  VarOptions only1;
+  only1.subgraph = 1;
+  ASSERT_TRUE(k.AddScratch("s1", 64, only1).ok());
+  neff::Neff n = k.Build().value();
+  ASSERT_EQ(n.subgraphs.size(), 2u);
+  EXPECT_EQ(n.header.lnc_size, 2u);
+  EXPECT_EQ(n.subgraphs[0].variables.size(), 1u);
+  EXPECT_EQ(n.subgraphs[1].variables.size(), 2u);
+  EXPECT_EQ(n.tensors.size(), 1u);
+  EXPECT_TRUE(neff::ReadNeff(neff::WriteNeff(n).value()).ok());
+}
+
+TEST(BuilderTest, LabelsResolveToInstructionIndices) {
+  KernelBuilder k({"loop", "trn2", 1});
+  Stream& sp = k.core(0).sp();
+  sp.RegSet(0, 0);
+  Label top = sp.NewLabel("top");
+  ASSERT_TRUE(sp.Bind(top).ok());
+  EXPECT_FALSE(sp.Bind(top).ok());
+  sp.RegAdd(0, 1);
+  sp.Branch(0, isa::CmpOp::kLt, 4, top);
+  Label never = sp.NewLabel("never");
+  sp.Branch(0, isa::CmpOp::kLt, 4, never);
+  EXPECT_FALSE(k.Build().ok());  // 'never' is not bound
+  ASSERT_TRUE(sp.Bind(never).ok());
+  neff::Neff n = k.Build().value();
+  isa::Program p = Decode(n, 0, isa::Engine::kSp);
+  EXPECT_EQ(p.instructions[2].target, 1);
+  EXPECT_EQ(p.instructions[3].target, 4);  // the appended notify_end
+}
+
+}  // namespace
+}  // namespace trnsim::kb

@@ -1,0 +1,168 @@
+// Stream: the instruction stream of one engine of one core, as a kernel generator appends to it.
+//
+// Add() validates the instruction for this engine (isa::ValidateForEngine) and returns the
+// error; the typed helpers (DmaCopy, Matmul, Activation, ...) build the Instruction from typed
+// arguments, call Add(), record a failure in the kernel's Diagnostics and return an invalid
+// InstRef — so a generator can emit many instructions and check once, at Build().
+//
+// Branch targets may be Labels, resolved when the kernel is built (after the builder has
+// inserted any semaphore waits, so a label always names its instruction's final position).
+//
+// Thread safety: none.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/status_or.h"
+#include "simulator/isa/encoding.h"
+#include "tools/kernel_builder/diagnostics.h"
+
+namespace trnsim::kb {
+
+// One emitted instruction: core (subgraph) index, engine and position in the stream.
+struct InstRef {
+  int core = -1;
+  isa::Engine engine = isa::Engine::kSp;
+  int index = -1;
+  bool valid() const { return index >= 0; }
+};
+
+struct Label {
+  int id = -1;
+};
+
+// The two instructions of a matmul.
+struct MatmulRefs {
+  InstRef stationary;  // load_stationary
+  InstRef moving;      // multiply_moving
+};
+
+// An immediate, or a [P, 1] per-partition operand (the optional tensor operands that an
+// immediate stands in for: activation scale/bias, tensor_scalar operand0/1, ...).
+class Scalar {
+ public:
+  Scalar(float value);                   // NOLINT: implicit on purpose
+  Scalar(const isa::AccessPattern& ap);  // NOLINT
+  static Scalar Int(int32_t value);      // integer immediate (bitvec ops, integer memset)
+
+  bool is_ap() const { return is_ap_; }
+  const isa::AccessPattern& ap() const { return ap_; }
+  uint32_t bits() const { return bits_; }
+
+ private:
+  Scalar() = default;
+  bool is_ap_ = false;
+  isa::AccessPattern ap_;
+  uint32_t bits_ = 0;
+};
+
+// activation: dst = func(in * scale + bias), optionally accumulated (reduce_cmd).
+struct ActArgs {
+  Scalar scale = 1.0f;
+  Scalar bias = 0.0f;
+  float alpha = 0.0f;  // prelu only
+  isa::ReduceCmd reduce_cmd = isa::ReduceCmd::kIdle;
+};
+
+class Stream {
+ public:
+  Stream(int core, isa::Engine engine, const isa::IsaLimits* limits, Diagnostics* diagnostics);
+
+  int core() const { return core_; }
+  isa::Engine engine() const { return engine_; }
+  const std::vector<isa::Instruction>& instructions() const { return instructions_; }
+  int size() const { return static_cast<int>(instructions_.size()); }
+  // An engine is in the NEFF when it was declared or has instructions (KernelBuilder adds all
+  // five engines unless built with BuildOptions::auto_finish = false).
+  bool declared() const { return declared_ || !instructions_.empty(); }
+  void Declare() { declared_ = true; }
+  bool has_branches() const { return has_branches_; }
+
+  // Validates and appends; the error names the core, engine and index.
+  StatusOr<InstRef> Add(const isa::Instruction& inst);
+  // Add(), recording a failure in Diagnostics (then the InstRef is invalid).
+  InstRef Emit(const isa::Instruction& inst);
+
+  // ---- labels and branches ------------------------------------------------------------------
+  Label NewLabel(std::string name = "");
+  // Binds `label` to the next instruction appended. NRT_INVALID if already bound.
+  Status Bind(Label label);
+  // Appends `inst` (a branch) whose target is `label`.
+  StatusOr<InstRef> AddBranch(isa::Instruction inst, Label label);
+  // branch reg cmp value -> label
+  InstRef Branch(uint8_t reg, isa::CmpOp cmp, int32_t value, Label label);
+  struct LabelUse {
+    int index;
+    int label;
+  };
+  const std::vector<LabelUse>& label_uses() const { return label_uses_; }
+  const std::vector<int>& label_positions() const { return label_positions_; }  // -1: unbound
+  const std::vector<std::string>& label_names() const { return label_names_; }
+
+  // ---- control (stream_control.cc) ----------------------------------------------------------
+  InstRef Nop();
+  InstRef SemWait(int semaphore, isa::CmpOp cmp, uint32_t value);
+  InstRef SemUpdate(int semaphore, isa::UpdateOp op, uint32_t value);
+  InstRef NotifyEnd(uint32_t code = 0);
+  InstRef RegSet(uint8_t reg, int32_t value);
+  InstRef RegAdd(uint8_t reg, int32_t value);
+  // dma_copy: dst <- src on DMA queue `queue` (HBM <-> SBUF, or SBUF <-> SBUF).
+  InstRef DmaCopy(const isa::AccessPattern& dst, const isa::AccessPattern& src, int queue = 0);
+  // dma_trigger: starts `count` descriptors from `descriptor` of this engine's JSON.
+  InstRef DmaTrigger(int descriptor, int count = 1);
+
+  // ---- PE (stream_ops.cc) -------------------------------------------------------------------
+  InstRef LoadStationary(const isa::AccessPattern& stationary);
+  // multiply_moving: dst (PSUM) [+]= stationary^T . moving. `first`/`last` mark the
+  // accumulation group; a matmul that is not first accumulates.
+  InstRef MultiplyMoving(const isa::AccessPattern& dst, const isa::AccessPattern& moving,
+                         bool first, bool last);
+  // load_stationary + multiply_moving.
+  MatmulRefs Matmul(const isa::AccessPattern& dst, const isa::AccessPattern& stationary,
+                    const isa::AccessPattern& moving, bool first, bool last);
+  // nc_transpose (PE, dst in PSUM) or transpose (DVE, 32x32), by this stream's engine.
+  InstRef Transpose(const isa::AccessPattern& dst, const isa::AccessPattern& in);
+
+  // ---- ACT / DVE / POOL (stream_ops.cc) -----------------------------------------------------
+  InstRef Activation(const isa::AccessPattern& dst, const isa::AccessPattern& in, isa::ActFunc f,
+                     const ActArgs& args = {});
+  InstRef TensorCopy(const isa::AccessPattern& dst, const isa::AccessPattern& in);
+  InstRef TensorTensor(const isa::AccessPattern& dst, const isa::AccessPattern& in0,
+                       const isa::AccessPattern& in1, isa::AluOp op);
+  // dst = (in op0 operand0) op1 operand1
+  InstRef TensorScalar(const isa::AccessPattern& dst, const isa::AccessPattern& in, isa::AluOp op0,
+                       const Scalar& operand0, isa::AluOp op1 = isa::AluOp::kBypass,
+                       const Scalar& operand1 = 0.0f);
+  // dst = (data op0 operand0) op1 operand1, operand1 a full tensor
+  InstRef ScalarTensorTensor(const isa::AccessPattern& dst, const isa::AccessPattern& data,
+                             isa::AluOp op0, const Scalar& operand0, isa::AluOp op1,
+                             const isa::AccessPattern& operand1);
+  // Reduces the `axes` innermost free dims of `in` with `op`.
+  InstRef TensorReduce(const isa::AccessPattern& dst, const isa::AccessPattern& in, isa::AluOp op,
+                       int axes = 1, bool negate = false);
+  InstRef Reciprocal(const isa::AccessPattern& dst, const isa::AccessPattern& in);
+  InstRef Memset(const isa::AccessPattern& dst, const Scalar& value);
+  InstRef Iota(const isa::AccessPattern& dst, const isa::AccessPattern& pattern);
+
+ private:
+  std::string Where(int index) const;
+  InstRef Fail(const Status& status);
+
+  int core_;
+  isa::Engine engine_;
+  const isa::IsaLimits* limits_;
+  Diagnostics* diagnostics_;
+  std::vector<isa::Instruction> instructions_;
+  bool declared_ = false;
+  bool has_branches_ = false;
+  std::vector<int> label_positions_;
+  std::vector<std::string> label_names_;
+  std::vector<LabelUse> label_uses_;
+};
+
+// Puts a Scalar into slot `slot` of `inst` (the AP) or into its stand-in immediate.
+void SetScalar(isa::Instruction& inst, int slot, const Scalar& value);
+
+}  // namespace trnsim::kb

@@ -1,0 +1,159 @@
+// The sample kernels as data: for each, its NEFF, inputs and outputs (names, dtypes, shapes —
+// what the generator declares and nrt_get_model_tensor_info reports), the input-generation
+// recipe, the reference math and the tolerance a run must meet. tools/samples/ generates the
+// NEFFs from this table; the chip-model tests run them and compare:
+//
+//   for (const SampleSpec& s : AllSamples()) {
+//     std::vector<Array> in = MakeInputs(s);         // fixed seeds: the same bytes every time
+//     std::vector<Array> want = s.reference(in);
+//     ... load share/trnsim/neff/<s.name>.neff, write ToBytes(in[i]), execute, read outputs ...
+//     CompareResult r = Compare(got, want[i], s.tolerance);
+//   }
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tools/samples/reference/math.h"
+#include "tools/samples/reference/numerics.h"
+
+namespace trnsim::samples {
+
+struct TensorSpec {
+  std::string name;
+  Dtype dtype = Dtype::kBfloat16;
+  std::vector<uint32_t> shape;
+  float lo = -1.0f;  // inputs: values are Uniform(lo, hi), then rounded to dtype
+  float hi = 1.0f;
+};
+
+struct SampleSpec {
+  std::string name;  // the NEFF is <name>.neff
+  int lnc = 1;
+  std::vector<TensorSpec> inputs;
+  std::vector<TensorSpec> outputs;
+  Tolerance tolerance;
+  std::string math;  // one line for docs and the manifest
+  std::function<std::vector<Array>(const std::vector<Array>&)> reference;
+};
+
+inline constexpr float kRmsNormEps = 1e-6f;
+inline constexpr float kLayerNormEps = 1e-5f;
+
+// Seed of one input: FNV-1a of "<sample>/<input>".
+inline uint64_t InputSeed(const std::string& sample, const std::string& input) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (char c : sample + "/" + input) h = (h ^ static_cast<uint8_t>(c)) * 0x100000001b3ull;
+  return h;
+}
+
+inline std::vector<Array> MakeInputs(const SampleSpec& s) {
+  std::vector<Array> out;
+  for (const TensorSpec& t : s.inputs) {
+    Array a = MakeArray(t.name, t.dtype, t.shape);
+    Rng rng(InputSeed(s.name, t.name));
+    for (float& v : a.data) v = RoundTo(t.dtype, rng.Uniform(t.lo, t.hi));
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+namespace internal {
+
+inline SampleSpec VectorAdd(Dtype dtype, int lnc) {
+  std::string name = std::string("vector_add_") + (dtype == Dtype::kFloat32 ? "fp32" : "bf16") +
+                     (lnc == 2 ? "_lnc2" : "");
+  Tolerance tol = dtype == Dtype::kFloat32 ? Tolerance{1e-6, 0.0} : Tolerance{7.9e-3, 0.0};
+  return {name,
+          lnc,
+          {{"a", dtype, {512, 1024}}, {"b", dtype, {512, 1024}}},
+          {{"out", dtype, {512, 1024}}},
+          tol,
+          "out = a + b (rounded to the dtype)",
+          [](const std::vector<Array>& in) {
+            return std::vector<Array>{ref::VectorAdd(in[0], in[1], "out")};
+          }};
+}
+
+inline SampleSpec Matmul(uint32_t n) {
+  double atol = 1e-2 * std::sqrt(n / 128.0);
+  return {"matmul_bf16_" + std::to_string(n),
+          1,
+          {{"a_t", Dtype::kBfloat16, {n, n}}, {"b", Dtype::kBfloat16, {n, n}}},
+          {{"c", Dtype::kBfloat16, {n, n}}},
+          {1.6e-2, atol},
+          "c[M,N] = bf16(a_t[K,M]^T . b[K,N]), fp32 accumulation over K tiles of 128 in PSUM",
+          [](const std::vector<Array>& in) {
+            return std::vector<Array>{ref::Matmul(in[0], in[1], "c")};
+          }};
+}
+
+}  // namespace internal
+
+inline std::vector<SampleSpec> AllSamples() {
+  using internal::Matmul;
+  using internal::VectorAdd;
+  constexpr Dtype kBf16 = Dtype::kBfloat16;
+  std::vector<SampleSpec> s = {VectorAdd(Dtype::kFloat32, 1),
+                               VectorAdd(kBf16, 1),
+                               VectorAdd(Dtype::kFloat32, 2),
+                               VectorAdd(kBf16, 2),
+                               Matmul(128),
+                               Matmul(512),
+                               Matmul(1024),
+                               Matmul(4096)};
+  s.push_back(
+      {"softmax_bf16",
+       1,
+       {{"x", kBf16, {512, 1024}, -4.0f, 4.0f}},
+       {{"y", kBf16, {512, 1024}}},
+       {2e-2, 1e-4},
+       "y = bf16(exp(x - max) * (1 / sum(exp(x - max)))), row-wise, fp32 math",
+       [](const std::vector<Array>& in) { return std::vector<Array>{ref::Softmax(in[0], "y")}; }});
+  s.push_back({"rmsnorm_bf16",
+               1,
+               {{"x", kBf16, {512, 1024}, -2.0f, 2.0f}, {"gamma", kBf16, {1024}, 0.5f, 1.5f}},
+               {{"y", kBf16, {512, 1024}}},
+               {2e-2, 1e-3},
+               "y = bf16(x * rsqrt(mean(x^2) + 1e-6) * gamma), row-wise, fp32 math",
+               [](const std::vector<Array>& in) {
+                 return std::vector<Array>{ref::RmsNorm(in[0], in[1], kRmsNormEps, "y")};
+               }});
+  s.push_back({"layernorm_bf16",
+               1,
+               {{"x", kBf16, {512, 1024}, -2.0f, 2.0f},
+                {"gamma", kBf16, {1024}, 0.5f, 1.5f},
+                {"beta", kBf16, {1024}, -0.5f, 0.5f}},
+               {{"y", kBf16, {512, 1024}}},
+               {2e-2, 2e-3},
+               "y = bf16((x - mean) * rsqrt(var + 1e-5) * gamma + beta), row-wise, fp32 math",
+               [](const std::vector<Array>& in) {
+                 return std::vector<Array>{ref::LayerNorm(in[0], in[1], in[2], kLayerNormEps, "y")};
+               }});
+  s.push_back({"mlp_gelu_bf16",
+               1,
+               {{"x", kBf16, {256, 512}},
+                {"w1", kBf16, {512, 1024}, -0.08f, 0.08f},
+                {"w2", kBf16, {1024, 512}, -0.06f, 0.06f}},
+               {{"y", kBf16, {256, 512}}},
+               {2e-2, 2e-3},
+               "h = bf16(gelu(x . w1)) (erf gelu), y = bf16(h . w2), fp32 accumulation",
+               [](const std::vector<Array>& in) {
+                 return std::vector<Array>{ref::GeluMlp(in[0], in[1], in[2], "y")};
+               }});
+  s.push_back({"attention_bf16",
+               1,
+               {{"q", kBf16, {512, 128}}, {"k", kBf16, {512, 128}}, {"v", kBf16, {512, 128}}},
+               {{"out", kBf16, {512, 128}}},
+               {2e-2, 2e-3},
+               "p = bf16(exp((q.k^T - rowmax) / sqrt(128))), out = bf16((p . v) / rowsum(p))",
+               [](const std::vector<Array>& in) {
+                 return std::vector<Array>{ref::Attention(in[0], in[1], in[2], "out")};
+               }});
+  return s;
+}
+
+}  // namespace trnsim::samples

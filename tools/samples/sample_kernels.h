@@ -1,0 +1,39 @@
+// The sample kernel generators: each fills a KernelBuilder from its SampleSpec
+// (reference/samples.h, which fixes names, dtypes and shapes). gen_main.cc runs them at build
+// time and writes <name>.neff files; docs/toolchain.md ("Sample kernels") describes each.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "tools/kernel_builder/kernel_builder.h"
+#include "tools/samples/reference/samples.h"
+
+namespace trnsim::samples {
+
+using Generator = std::function<Status(const SampleSpec&, kb::KernelBuilder&)>;
+
+Status GenerateVectorAdd(const SampleSpec& spec, kb::KernelBuilder& k);  // vector_add.cc
+Status GenerateMatmul(const SampleSpec& spec, kb::KernelBuilder& k);     // matmul.cc
+Status GenerateSoftmax(const SampleSpec& spec, kb::KernelBuilder& k);    // softmax.cc
+Status GenerateRmsNorm(const SampleSpec& spec, kb::KernelBuilder& k);    // norms.cc
+Status GenerateLayerNorm(const SampleSpec& spec, kb::KernelBuilder& k);  // norms.cc
+Status GenerateGeluMlp(const SampleSpec& spec, kb::KernelBuilder& k);    // mlp.cc
+Status GenerateAttention(const SampleSpec& spec, kb::KernelBuilder& k);  // attention.cc
+
+// The generator of a sample, by the sample's name prefix; nullptr if none.
+Generator GeneratorFor(const std::string& sample_name);
+
+// Declares the spec's inputs then outputs on `k` (in every subgraph), in spec order.
+StatusOr<std::vector<kb::HbmTensor>> DeclareIo(const SampleSpec& spec, kb::KernelBuilder& k);
+
+inline isa::Dtype IsaDtype(Dtype d) {
+  return d == Dtype::kFloat32 ? isa::Dtype::kFloat32 : isa::Dtype::kBfloat16;
+}
+
+// Double-buffer slot of iteration i.
+inline int Slot(int i) { return i % 2; }
+
+}  // namespace trnsim::samples
