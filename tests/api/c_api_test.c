@@ -21,24 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int passed, failed;
-
-static void check(bool ok, const char *what, long long got, long long want, int line) {
-  if (ok) {
-    ++passed;
-  } else {
-    ++failed;
-    printf("FAIL line %d: %s: got %lld, want %lld\n", line, what, got, want);
-  }
-}
-/* Evaluates each argument exactly once. */
-#define EXPECT_EQ(got, want)                                  \
-  do {                                                        \
-    long long got_value_ = (long long)(got);                  \
-    long long want_value_ = (long long)(want);                \
-    check(got_value_ == want_value_, #got, got_value_, want_value_, __LINE__); \
-  } while (0)
-#define EXPECT_TRUE(cond) check((cond), #cond, 0, 1, __LINE__)
+#include "c_check.h"
 
 static const uint64_t kGiB = 1ull << 30;
 
@@ -379,6 +362,5 @@ int main(int argc, char **argv) {
   EXPECT_EQ(stats.bytes_used, 0);
   nrt_close();
 
-  printf("%d passed, %d failed\n", passed, failed);
-  return failed == 0 ? 0 : 1;
+  C_CHECK_SUMMARY();
 }

@@ -24,23 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int passed, failed;
-
-static void check(bool ok, const char *what, long long got, long long want, int line) {
-  if (ok) {
-    ++passed;
-  } else {
-    ++failed;
-    printf("FAIL line %d: %s: got %lld, want %lld\n", line, what, got, want);
-  }
-}
-#define EXPECT_EQ(got, want)                                                   \
-  do {                                                                         \
-    long long got_value_ = (long long)(got);                                   \
-    long long want_value_ = (long long)(want);                                 \
-    check(got_value_ == want_value_, #got, got_value_, want_value_, __LINE__); \
-  } while (0)
-#define EXPECT_TRUE(cond) check((cond), #cond, 0, 1, __LINE__)
+#include "c_check.h"
 
 /* --- Files ----------------------------------------------------------------------------- */
 
@@ -309,6 +293,5 @@ int main(int argc, char **argv) {
   for (int i = first; i + 1 < argc; i += 2) check_model(argv[i], argv[i + 1]);
   nrt_close();
   check_lifecycle(argv[first], false);
-  printf("%d passed, %d failed\n", passed, failed);
-  return failed == 0 ? 0 : 1;
+  C_CHECK_SUMMARY();
 }
