@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <string>
 
+#include "simulator/spec/cost_spec.h"
+
 namespace trnsim::simulator {
 
 inline constexpr uint64_t kGiB = 1ull << 30;
@@ -46,6 +48,8 @@ struct ChipSpec {
   int bn_stats_max_free = 0;             // bn_stats free elements per partition
   int max8_max_free = 0;                 // max8 / nc_find_index8 free elements per partition
   int local_gather_max_indices = 0;      // local_gather indices per 16-partition group
+
+  CostSpec cost;                         // cost-model parameters (cost_spec.h, cost_specs.cc)
 
   int CoresPerHbmStack() const { return physical_cores / hbm_stacks; }
   uint64_t HbmBytes() const { return hbm_bytes_per_stack * static_cast<uint64_t>(hbm_stacks); }

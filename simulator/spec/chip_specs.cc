@@ -40,6 +40,7 @@ ChipSpec MakeTrainium2() {
   s.bn_stats_max_free = 512;         // [ISA] [TILE] bn_stats_fmax 512
   s.max8_max_free = 16384;           // [ISA] max8 / nc_find_index8: 8..16,384 elements
   s.local_gather_max_indices = 4096; // [ISA] local_gather <= 4096 indices per core
+  s.cost = Trainium2CostSpec();      // sources per number in cost_specs.cc
   return s;
 }
 
@@ -53,6 +54,7 @@ ChipSpec MakeTrainium3() {
   s.sbuf_bytes_per_partition = 256 * 1024;  // [NKI-ARCH-TRN3] 32 MiB (= 128 x 256 KiB, derived)
   s.pe_max_moving_free_fp32 = 4096;  // [ISA] NC-v4 moving free up to 4096 with fp32 dst
   s.pe_max_moving_free_bf16 = 8192;  // [ISA] [NKI-ARCH-TRN3] NC-v4 bf16 PSUM dst, up to 8192
+  s.cost = Trainium3CostSpec();      // Trainium2 cost table + overrides (cost_specs.cc)
   return s;
 }
 

@@ -1,0 +1,95 @@
+// The reference interpreter: a trivially correct functional model of one NeuronCore, used as
+// the correctness oracle of the timed chip model. It executes one isa::Program per engine
+// against explicit state, element by element, with no timing (docs/isa.md §2, §4, §6, §7).
+//
+// Execution: engines are visited round-robin by engine index; each visit issues at most one
+// instruction, and only when all its waits hold. An instruction executes atomically: its @read
+// updates, then its effect, then its @complete updates. DMA (dma_copy) lands at issue. The run
+// ends when every engine with a program has executed notify_end. Deadlock, a step budget
+// overrun, an out-of-bounds access or an opcode the interpreter does not execute yet is a
+// non-OK Status (never UB, never a silent no-op).
+//
+// Thread safety: none; one Run at a time per CoreState/HbmView.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <span>
+#include <vector>
+
+#include "common/status.h"
+#include "common/status_or.h"
+#include "simulator/isa/instruction.h"
+#include "simulator/isa/limits.h"
+
+namespace trnsim::reference {
+
+// HBM as the interpreter sees it: NEFF var_id -> the variable's bytes.
+class HbmView {
+ public:
+  virtual ~HbmView() = default;
+  // The variable's bytes, or a non-OK Status for an unknown var_id.
+  virtual StatusOr<std::span<uint8_t>> Var(uint32_t var_id) = 0;
+};
+
+// An HbmView over plain vectors (tests).
+class VectorHbm : public HbmView {
+ public:
+  std::map<uint32_t, std::vector<uint8_t>> vars;
+  StatusOr<std::span<uint8_t>> Var(uint32_t var_id) override;
+};
+
+// The PE stationary buffer: [k, m] elements, kept as raw bits and as fp32.
+struct Stationary {
+  bool loaded = false;
+  isa::Dtype dtype = isa::Dtype::kUnknown;
+  uint32_t k = 0;  // rows (partitions); logical K' = 2k with double_row
+  uint32_t m = 0;
+  bool double_row = false;
+  std::vector<float> value;    // [k][j][m], j in {0} or {0,1} with double_row
+  std::vector<uint32_t> bits;  // raw element bits, same order
+};
+
+// Architectural state of one NeuronCore (docs/isa.md §3).
+struct CoreState {
+  explicit CoreState(const isa::IsaLimits& limits);
+
+  isa::IsaLimits limits;
+  std::vector<uint8_t> sbuf;  // partitions x sbuf_bytes_per_partition, partition-major
+  std::vector<uint8_t> psum;  // partitions x psum_bytes_per_partition
+  std::array<float, 128> acc{};
+  std::array<uint32_t, 256> sem{};
+  std::array<uint8_t, 256> event{};
+  std::array<std::array<int32_t, 64>, isa::kEngineCount> regs{};
+  Stationary stationary;
+
+  uint8_t* SbufAt(int partition, uint32_t byte) {
+    return sbuf.data() + size_t(partition) * limits.sbuf_bytes_per_partition + byte;
+  }
+  uint8_t* PsumAt(int partition, uint32_t byte) {
+    return psum.data() + size_t(partition) * limits.psum_bytes_per_partition + byte;
+  }
+};
+
+struct RunOptions {
+  uint64_t max_steps = uint64_t{1} << 26;  // instructions executed over all engines
+  bool validate = true;                    // run isa::ValidateProgram on each program first
+};
+
+struct RunResult {
+  uint64_t steps = 0;  // instructions executed
+  std::array<uint64_t, isa::kEngineCount> executed{};
+};
+
+// Runs `programs` (at most one per engine) to completion. Registers, the ACT accumulators and
+// the stationary buffer are reset at start (§3); SBUF, PSUM, semaphores and events are taken
+// as they are in `state`.
+StatusOr<RunResult> Run(std::span<const isa::Program> programs, CoreState& state, HbmView& hbm,
+                        const RunOptions& options = {});
+
+// Executes the effect of one datapath instruction (not its waits/updates). Exposed for tests.
+Status ExecuteDatapath(isa::Engine engine, const isa::Instruction& inst, CoreState& state,
+                       HbmView& hbm);
+
+}  // namespace trnsim::reference

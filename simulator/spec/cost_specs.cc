@@ -1,0 +1,91 @@
+#include "simulator/spec/cost_spec.h"
+
+// Sources: tags of shared/reference/trainium-hw-isa-facts.md (§7 there lists the documents):
+//   [NKI-ARCH-V2] [NKI-ARCH-TRN2] [NKI-ARCH-TRN3]  NKI architecture guides (Trn1, Trn2, Trn3)
+//   [ISA-OLD]  "Estimated instruction cost" docstrings of nki.isa (NC-v2 era, removed late 2025)
+//   [ISA]      current nki.isa docstrings;  [PERF] NKI perf guide;  [DMA-INTRO] [DMA-BW] DMA guides
+//   [DGE] DGE deep dive;  [CCOVL] compute/comm overlap;  [TRN2-CHIP] [TRN3-CHIP] chip pages
+//   [DRV-TIMING] tools-driver-facts.md §"timing note": "one full descriptor ~2 usec (64K at
+//                32G/sec) on V3"
+// docs/calibration.md carries the same table with the conflicts spelled out.
+
+namespace trnsim::simulator {
+
+CostSpec Trainium2CostSpec() {
+  CostSpec c;
+  // Clocks: facts §2.1.
+  c.pe_clock_hz = 2'400'000'000;    // [NKI-ARCH-TRN2] TensorE @ 2.4 GHz
+  c.act_clock_hz = 1'200'000'000;   // [NKI-ARCH-TRN2] ScalarE @ 1.2 GHz
+  c.dve_clock_hz = 960'000'000;     // [NKI-ARCH-TRN2] VectorE @ 0.96 GHz
+  c.pool_clock_hz = 1'200'000'000;  // [NKI-ARCH-TRN2] GpSimdE @ 1.2 GHz
+  c.sp_clock_hz = 1'200'000'000;    // assumption: SyncE clock NOT FOUND; same as ACT/POOL
+  // Fixed overheads: facts §3.1 (all measured on NC-v2; no NC-v3/v4 values are published).
+  c.min_ii_cycles = 64;                   // [ISA-OLD] MIN_II ~64 engine cycles
+  c.dve_dependent_overhead_cycles = 100;  // [NKI-ARCH-V2] ~100 cycles static overhead
+  c.tensor_access_overhead_cycles = 60;   // [NKI-ARCH-V2] ~60 cycles SBUF/PSUM access
+  c.act_read_accumulator_cycles = 64;     // [NKI-ARCH-V2] ActReadAccumulator ~64 cycles
+  c.mm_init_latency_cycles = 64;          // [NKI-ARCH-V2] [PERF] MM_INIT_LATENCY 64
+  c.gpsimd_start_cycles = 150;            // [ISA-OLD] GPSIMD_START ~150
+  c.min_ii_dynamic_cycles = 600;          // [ISA-OLD] MIN_II_DYNAMIC ~600
+  c.control_cycles = 4;  // assumption: sequencer-only ops ("a few cycles", docs/isa.md §8)
+  c.sync_cycles = 4;     // assumption: as control; the wait itself is modelled by the chip
+  // Widths (elements/cycle over 128 lanes): facts §2.1.
+  c.lanes = 128;                      // [NKI-ARCH-V2] 128 lanes; [ISA-OLD] formulas count N
+  c.dve_elems_per_cycle_16bit = 512;  // [NKI-ARCH-TRN2] VectorE 512 BF16/FP16
+  c.dve_elems_per_cycle_fp8 = 256;    // [NKI-ARCH-TRN2] 256 "other dtypes" (fp8 not listed)
+  c.dve_elems_per_cycle_other = 256;  // [NKI-ARCH-TRN2] 256 other dtypes
+  c.act_elems_per_cycle_16bit = 128;  // [NKI-ARCH-TRN2] ScalarE 128 in/out
+  c.act_elems_per_cycle_fp8 = 128;    // [NKI-ARCH-TRN2]
+  c.act_elems_per_cycle_other = 128;  // [NKI-ARCH-TRN2]
+  c.pool_elems_per_cycle = 128;       // [NKI-ARCH-V2] 8 x 16 fp32 lanes (Trn2 cell blank)
+  // DVE perf modes: facts §2.5.
+  c.dve_perf_copy_contiguous_factor = 4;  // [NKI-ARCH-TRN2] 4x copy/tensor_scalar SBUF bf16
+  c.dve_perf_copy_other_factor = 2;       // [NKI-ARCH-TRN2] 2x non-contiguous or PSUM
+  c.dve_perf_tensor_tensor_factor = 2;    // [NKI-ARCH-TRN2] 2x tensor_tensor SBUF all bf16
+  // Strides: facts §3.3 "other rules" (NC-v2). Applied on v3/v4 too: assumption, no newer data.
+  c.large_stride_threshold_bytes = 16;  // [NKI-ARCH-V2] innermost stride > 16 B ...
+  c.large_stride_slowdown = 2;          // [NKI-ARCH-V2] ... halves bandwidth
+  // TensorE: facts §2.4, §3.2.
+  c.pe_rows = 128;                       // [NKI-ARCH-V2] 128 x 128 PEs
+  c.pe_columns = 128;                    // [NKI-ARCH-V2]
+  c.pe_fp32_slowdown = 4;                // [ISA-OLD] [NKI-ARCH-V2] fp32 ~4x bf16
+  c.pe_fp32r_slowdown = 1;               // assumption: isa/dtype.h "fp32 at reduced cost";
+                                         // no published factor, modelled at bf16 rate
+  c.pe_fp32_transpose_speedup = 2;       // [NKI-ARCH-TRN2] transpose mode: 2x faster fp32
+  c.pe_fp32_onezero_speedup = 2;         // [ISA] onezero fp32 operand: up to 2x faster
+  c.pe_double_row_factor = 2;            // [NKI-ARCH-TRN2] double FP8: K=256 at bf16 K=128 time
+  c.pe_fast_load_stationary_factor = 4;  // [NKI-ARCH-V2] [PERF] fast LS up to 4x faster
+  // DMA: facts §2.8, §3.1, §3.4.
+  c.dma_engines_per_core = 16;  // [DMA-INTRO] 16 DMA engines per NC
+  // CONFLICT: 27.2 GB/s theoretical [DMA-INTRO] vs 23 B/ns table [DMA-BW] vs 32 GB/s
+  // [DRV-TIMING]. Chosen: 27.2 (x16 x8 = 3.48 TB/s = [TRN2-CHIP] "3.5 TB/s"); the achievable
+  // ~23 B/ns emerges from the chunk overhead and the HBM share below.
+  c.dma_engine_bytes_per_s = 27'200'000'000;
+  c.dma_start_latency_ps = 1'300'000;      // [DMA-BW] ~1300 ns semaphore-to-start
+  c.dma_hwdge_issue_ps = 600'000;          // [NKI-ARCH-TRN2] [DGE] ~600 ns per hwdge DMA
+  c.dma_descriptor_overhead_ps = 100'000;  // assumption: per-descriptor cost (fetch from the
+                                           // HBM ring) ~one HBM round trip; unpublished
+  c.dma_chunk_overhead_bytes = 256;        // assumption: <256 B chunks <=50% efficient,
+                                           // 2 KiB 89%, >=4 KiB 94% ~ [DMA-BW] bands
+  c.dma_packet_bytes = 4096;               // [CCOVL] default packetization 4 KiB
+  c.dma_max_descriptor_bytes = 64 * 1024;  // [DRV-TIMING] full descriptor 64K
+  // HBM: facts §1.1. CONFLICT: 2.9 TB/s [TRN2-CHIP] vs 3 TB/s [NKI-ARCH-TRN2]; chip page chosen.
+  c.hbm_bytes_per_s_per_chip = 2'900'000'000'000;
+  c.cores_sharing_hbm_bandwidth = 8;  // [TRN2-CHIP] 8 NeuronCores share 4 stacks
+  return c;
+}
+
+CostSpec Trainium3CostSpec() {
+  CostSpec c = Trainium2CostSpec();           // Trainium3 = Trainium2 + the overrides below
+  c.dve_clock_hz = 1'200'000'000;             // [NKI-ARCH-TRN3] VectorE @ 1.2 GHz
+  c.dve_elems_per_cycle_fp8 = 512;            // [NKI-ARCH-TRN3] 512 BF16/FP16/FP8
+  c.act_elems_per_cycle_16bit = 256;          // [NKI-ARCH-TRN3] ScalarE 256 BF16/FP16/FP8
+  c.act_elems_per_cycle_fp8 = 256;            // [NKI-ARCH-TRN3]
+  c.dma_engine_bytes_per_s = 38'400'000'000;  // [DMA-INTRO] 38.4 GB/s (x128 = 4.9 TB/s);
+                                              // CONFLICT: 33 B/ns table [DMA-BW]
+  // CONFLICT: 4.9 TB/s [TRN3-CHIP] vs 4.7 TB/s [NKI-ARCH-TRN3]; chip page chosen.
+  c.hbm_bytes_per_s_per_chip = 4'900'000'000'000;
+  return c;
+}
+
+}  // namespace trnsim::simulator
