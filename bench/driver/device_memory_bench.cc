@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench/ratio_reporter.h"
 #include "driver/device.h"
 #include "simulator/spec/instance_spec.h"
 
@@ -121,29 +122,13 @@ void BM_DeviceRead(benchmark::State& state, Fixture* f, uint64_t size) {
 }
 
 // The console table, then device/memcpy throughput ratios per size from the same run.
-class RatioReporter : public benchmark::ConsoleReporter {
+class MemoryRatioReporter : public bench::RatioReporter {
  public:
-  explicit RatioReporter(OutputOptions options) : ConsoleReporter(options) {}
+  explicit MemoryRatioReporter(OutputOptions options)
+      : RatioReporter(options, "bytes_per_second") {}
 
-  void ReportRuns(const std::vector<Run>& runs) override {
-    ConsoleReporter::ReportRuns(runs);
-    for (const Run& run : runs) {
-      if (run.error_occurred || run.run_type != Run::RT_Iteration) continue;
-      auto it = run.counters.find("bytes_per_second");
-      if (it == run.counters.end()) continue;
-      // Names are "<op>/<size>"; repetitions of one name are averaged.
-      std::string name = run.benchmark_name();
-      size_t slash = name.find('/');
-      if (slash == std::string::npos) continue;
-      uint64_t size = std::strtoull(name.c_str() + slash + 1, nullptr, 10);
-      Sum& sum = sums_[{name.substr(0, slash), size}];
-      sum.bytes_per_second += it->second.value;
-      ++sum.count;
-    }
-  }
-
-  void Finalize() override {
-    ConsoleReporter::Finalize();
+ protected:
+  void PrintRatios() override {
     std::printf("\nThroughput relative to memcpy in this run (1.00 = as fast as memcpy):\n");
     std::printf("  %-8s %13s %13s %13s %13s %13s\n", "size", "memcpy GiB/s", "Write GiB/s",
                 "Read GiB/s", "Write/memcpy", "Read/memcpy");
@@ -156,20 +141,9 @@ class RatioReporter : public benchmark::ConsoleReporter {
                   base / (1 << 30), write / (1 << 30), read / (1 << 30), Ratio(write, base).c_str(),
                   Ratio(read, base).c_str());
     }
-    std::fflush(stdout);
   }
 
  private:
-  struct Sum {
-    double bytes_per_second = 0;
-    int count = 0;
-  };
-  double Mean(const std::string& op, uint64_t size) const {
-    auto it = sums_.find({op, size});
-    return it == sums_.end() || it->second.count == 0
-               ? 0
-               : it->second.bytes_per_second / it->second.count;
-  }
   static std::string Ratio(double value, double base) {
     if (value <= 0) return "-";
     char text[32];
@@ -177,7 +151,6 @@ class RatioReporter : public benchmark::ConsoleReporter {
     return text;
   }
 
-  std::map<std::pair<std::string, uint64_t>, Sum> sums_;
 };
 
 }  // namespace
@@ -202,7 +175,7 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark((kWrite + suffix).c_str(), BM_DeviceWrite, fixture.get(), size);
     benchmark::RegisterBenchmark((kRead + suffix).c_str(), BM_DeviceRead, fixture.get(), size);
   }
-  RatioReporter reporter(color ? benchmark::ConsoleReporter::OO_Defaults
+  MemoryRatioReporter reporter(color ? benchmark::ConsoleReporter::OO_Defaults
                                : benchmark::ConsoleReporter::OO_Tabular);
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();

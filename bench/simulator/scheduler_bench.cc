@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/ratio_reporter.h"
 #include "simulator/sched/scheduler.h"
 
 namespace trnsim::simulator {
@@ -92,27 +93,13 @@ void BM_Scheduler(benchmark::State& state) { RunScheduler(state, false); }
 void BM_SchedulerCancel(benchmark::State& state) { RunScheduler(state, true); }
 
 // The console table, then Scheduler/heap event-rate ratios from the same run.
-class RatioReporter : public benchmark::ConsoleReporter {
+class SchedulerRatioReporter : public bench::RatioReporter {
  public:
-  explicit RatioReporter(OutputOptions options) : ConsoleReporter(options) {}
+  explicit SchedulerRatioReporter(OutputOptions options)
+      : RatioReporter(options, "items_per_second") {}
 
-  void ReportRuns(const std::vector<Run>& runs) override {
-    ConsoleReporter::ReportRuns(runs);
-    for (const Run& run : runs) {
-      if (run.error_occurred || run.run_type != Run::RT_Iteration) continue;
-      auto it = run.counters.find("items_per_second");
-      if (it == run.counters.end()) continue;
-      std::string name = run.benchmark_name();  // "<kind>/<N>"
-      const size_t slash = name.find('/');
-      if (slash == std::string::npos) continue;
-      Sum& sum = sums_[name.substr(0, slash)][std::stoll(name.substr(slash + 1))];
-      sum.total += it->second.value;
-      ++sum.count;
-    }
-  }
-
-  void Finalize() override {
-    ConsoleReporter::Finalize();
+ protected:
+  void PrintRatios() override {
     std::printf("\nEvents per host second, relative to a bare binary heap in this run:\n");
     std::printf("  %-6s %12s %12s %16s %10s %16s\n", "N", "heap Mev/s", "sched Mev/s",
                 "sched+cancel", "sched/heap", "sched+cancel/heap");
@@ -124,21 +111,7 @@ class RatioReporter : public benchmark::ConsoleReporter {
       std::printf("  %-6lld %12.1f %12.1f %16.1f %10.2f %16.2f\n", static_cast<long long>(n),
                   heap / 1e6, sched / 1e6, cancel / 1e6, sched / heap, cancel / heap);
     }
-    std::fflush(stdout);
   }
-
- private:
-  struct Sum {
-    double total = 0;
-    int count = 0;
-  };
-  double Mean(const std::string& kind, int64_t n) {
-    auto k = sums_.find(kind);
-    if (k == sums_.end()) return 0;
-    auto s = k->second.find(n);
-    return s == k->second.end() || s->second.count == 0 ? 0 : s->second.total / s->second.count;
-  }
-  std::map<std::string, std::map<int64_t, Sum>> sums_;
 };
 
 }  // namespace
@@ -153,7 +126,7 @@ int main(int argc, char** argv) {
   }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  RatioReporter reporter(benchmark::ConsoleReporter::OO_Defaults);
+  SchedulerRatioReporter reporter(benchmark::ConsoleReporter::OO_Defaults);
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
   return 0;
