@@ -9,6 +9,7 @@ packages=(
   libabsl-dev
   libprotobuf-dev protobuf-compiler libgrpc++-dev protobuf-compiler-grpc
   libboost-dev
+  libeigen3-dev
   nlohmann-json3-dev libarchive-dev libssl-dev zlib1g-dev libcli11-dev
   libncurses-dev
   clang libclang-rt-14-dev
