@@ -61,7 +61,14 @@ StatusOr<std::unique_ptr<Model>> Model::Load(neff::Neff neff, const LoadTarget& 
     TRNSIM_RETURN_IF_ERROR(CheckVariables(subgraph, sbuf_bytes));
   }
   TRNSIM_ASSIGN_OR_RETURN(EnginePrograms programs, EnginePrograms::Decode(neff, chip));
+  std::vector<simulator::dma::DescriptorTable> tables(neff.subgraphs.size());
+  if (!programs.foreign()) {
+    for (size_t k = 0; k < neff.subgraphs.size(); ++k) {
+      TRNSIM_ASSIGN_OR_RETURN(tables[k], BuildDescriptorTable(neff.subgraphs[k], chip));
+    }
+  }
   std::unique_ptr<Model> model(new Model(std::move(neff), target, std::move(programs)));
+  model->dma_tables_ = std::move(tables);
   TRNSIM_RETURN_IF_ERROR(model->Place());  // on failure the destructor releases everything
   return model;
 }

@@ -11,13 +11,19 @@
 //  4. the instruction streams (EnginePrograms::Decode): trnsim-encoded streams must decode and
 //     validate (NRT_INVALID naming subgraph, engine and instruction); streams in another
 //     encoding (AWS's compiler) make the model *foreign*: it loads, reports its tensors, and
-//     refuses execution with kForeignModelMessage.
+//     refuses execution with kForeignModelMessage;
+//  5. unless foreign, every subgraph's DMA descriptors (BuildDescriptorTable): NRT_INVALID
+//     naming subgraph, engine JSON and descriptor.
 // Then it allocates: subgraph k's variables go on physical core first_physical + k, all in the
 // vnc's HBM stack and charged to the vnc. Device OOM is NRT_RESOURCE naming the variable and
 // its bytes, and everything already allocated for the model is released (no partial model).
 //
 // A Model keeps its Neff (the execution milestone reads its DMA descriptors and queue sets),
-// minus the constant files, which live in HBM once written.
+// minus the constant files, which live in HBM once written, and one dma::DescriptorTable per
+// subgraph (BuildDescriptorTable, dma_table.h), built before anything is allocated: a
+// descriptor that cannot be translated fails the load with NRT_INVALID naming subgraph, engine
+// and descriptor. A foreign model is never executed, so its tables are left empty (its
+// descriptors are not translated and cannot fail its load).
 //
 // Thread safety: none; the Runtime serialises loads, unloads and queries of a model.
 #pragma once
@@ -30,6 +36,7 @@
 #include "common/status_or.h"
 #include "driver/device.h"
 #include "runtime/core_map.h"
+#include "runtime/model/dma_table.h"
 #include "runtime/model/engine_programs.h"
 #include "runtime/model/shared_scratchpad.h"
 #include "runtime/model/subgraph_memory.h"
@@ -74,6 +81,10 @@ class Model final : public ScratchpadUser {
   const neff::Neff& neff() const { return neff_; }
   const EnginePrograms& programs() const { return programs_; }
   const SubgraphMemory& memory(int subgraph) const { return *memory_[subgraph]; }
+  // Subgraph `subgraph`'s DMA descriptors, resolved for the chip model (empty when foreign).
+  const simulator::dma::DescriptorTable& dma_table(int subgraph) const {
+    return dma_tables_[subgraph];
+  }
   // Bytes of device memory the model holds itself (the shared scratchpad is not counted).
   uint64_t bytes_reserved() const;
 
@@ -88,6 +99,8 @@ class Model final : public ScratchpadUser {
   neff::Neff neff_;
   LoadTarget target_;
   EnginePrograms programs_;
+  std::vector<simulator::dma::DescriptorTable> dma_tables_;  // one per subgraph (dma_table.h)
+
   std::vector<std::unique_ptr<SubgraphMemory>> memory_;  // one per subgraph
   bool attached_ = false;                                // to target_.scratchpad
 };

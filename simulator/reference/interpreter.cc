@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "simulator/dma/descriptor.h"
 #include "simulator/isa/text.h"
 #include "simulator/isa/validate.h"
 #include "simulator/reference/operand.h"
@@ -55,30 +56,10 @@ std::string UnmetWait(const Instruction& inst, const CoreState& s) {
   return {};
 }
 
-void ApplySem(CoreState& s, isa::UpdateOp op, uint32_t index, uint32_t value) {
-  uint32_t& sem = s.sem[index % 256];
-  switch (op) {
-    case isa::UpdateOp::kSemAdd:
-      sem += value;
-      break;
-    case isa::UpdateOp::kSemSub:
-      sem -= value;
-      break;
-    case isa::UpdateOp::kSemSet:
-      sem = value;
-      break;
-    case isa::UpdateOp::kEventSet:
-      s.event[index % 256] = 1;
-      break;
-    case isa::UpdateOp::kEventClear:
-      s.event[index % 256] = 0;
-      break;
-  }
-}
 
 void ApplyUpdates(const Instruction& inst, CoreState& s, isa::UpdateWhen when) {
   for (const isa::SyncUpdate& u : inst.Updates())
-    if (u.when == when) ApplySem(s, u.op, u.index, u.value);
+    if (u.when == when) ApplySyncUpdate(s, u.op, u.index, u.value);
 }
 
 int32_t RegOf(const CoreState& s, Engine e, const isa::AccessPattern& ap) {
@@ -109,9 +90,33 @@ Status DmaCopy(Engine e, const Instruction& inst, CoreState& s, HbmView& hbm) {
   return Status::Ok();
 }
 
+// The NEFF engine-JSON file of engine `e` (neff::EngineFileStem, which simulator/ cannot use).
+std::string EngineJson(Engine e) {
+  static constexpr const char* kStems[isa::kEngineCount] = {"PE", "Activation", "DVE", "Pool",
+                                                            "SP"};
+  return std::string(int(e) < isa::kEngineCount ? kStems[int(e)] : "?") + ".json";
+}
+
+// dma_trigger desc=D count=N: descriptors D..D+N-1 land now, in id order, each followed by its
+// completion.
+Status DmaTrigger(Engine e, const Instruction& inst, CoreState& s, HbmView& hbm,
+                  const simulator::dma::DescriptorTable* table) {
+  for (uint32_t k = 0; k < inst.count; ++k) {
+    const int64_t id = int64_t(inst.index) + k;
+    const simulator::dma::Descriptor* d = table ? table->Find(e, id) : nullptr;
+    if (!d)
+      return InvalidError("execution error: dma_trigger descriptor " + std::to_string(id) +
+                          " is not in " + EngineJson(e));
+    TRNSIM_RETURN_IF_ERROR(simulator::dma::Execute(*d, s, hbm));
+    if (d->semaphore) s.sem[*d->semaphore % 256] += d->semaphore_increment;
+    if (d->event) s.event[*d->event % 256] = 1;
+  }
+  return Status::Ok();
+}
+
 // Executes `inst` of engine `e`; sets `next` to the next pc, `ended` on notify_end.
 Status Execute(Engine e, const Instruction& inst, size_t pc, CoreState& s, HbmView& hbm,
-               size_t& next, bool& ended) {
+               const simulator::dma::DescriptorTable* table, size_t& next, bool& ended) {
   std::array<int32_t, 64>& reg = s.regs[int(e)];
   next = pc + 1;
   switch (inst.opcode) {
@@ -121,7 +126,7 @@ Status Execute(Engine e, const Instruction& inst, size_t pc, CoreState& s, HbmVi
     case Opcode::kBarrier:  // DMA lands at issue, so every earlier transfer has completed
       return Status::Ok();
     case Opcode::kSemUpdate:
-      ApplySem(s, inst.sem_op, inst.index, inst.imm[0]);
+      ApplySyncUpdate(s, inst.sem_op, inst.index, inst.imm[0]);
       return Status::Ok();
     case Opcode::kEventSet:
       s.event[inst.index % 256] = 1;
@@ -160,12 +165,40 @@ Status Execute(Engine e, const Instruction& inst, size_t pc, CoreState& s, HbmVi
     }
     case Opcode::kDmaCopy:
       return DmaCopy(e, inst, s, hbm);
+    case Opcode::kDmaTrigger:
+      return DmaTrigger(e, inst, s, hbm, table);
     default:
       return ExecuteDatapath(e, inst, s, hbm);
   }
 }
 
 }  // namespace
+
+void ApplySyncUpdate(CoreState& s, isa::UpdateOp op, uint32_t index, uint32_t value) {
+  uint32_t& sem = s.sem[index % 256];
+  switch (op) {
+    case isa::UpdateOp::kSemAdd:
+      sem += value;
+      break;
+    case isa::UpdateOp::kSemSub:
+      sem -= value;
+      break;
+    case isa::UpdateOp::kSemSet:
+      sem = value;
+      break;
+    case isa::UpdateOp::kEventSet:
+      s.event[index % 256] = 1;
+      break;
+    case isa::UpdateOp::kEventClear:
+      s.event[index % 256] = 0;
+      break;
+  }
+}
+
+Status ExecuteInstruction(Engine e, const Instruction& inst, size_t pc, CoreState& s, HbmView& hbm,
+                          size_t& next, bool& ended) {
+  return Execute(e, inst, pc, s, hbm, /*table=*/nullptr, next, ended);  // no dma_trigger
+}
 
 StatusOr<RunResult> Run(std::span<const isa::Program> programs, CoreState& s, HbmView& hbm,
                         const RunOptions& options) {
@@ -207,7 +240,7 @@ StatusOr<RunResult> Run(std::span<const isa::Program> programs, CoreState& s, Hb
       ApplyUpdates(inst, s, isa::UpdateWhen::kRead);
       size_t next = 0;
       bool end = false;
-      Status st = Execute(e, inst, pc[ei], s, hbm, next, end);
+      Status st = Execute(e, inst, pc[ei], s, hbm, options.descriptors, next, end);
       if (!st.ok()) return Status(st.code(), Where(e, pc[ei], inst) + ": " + st.message());
       ApplyUpdates(inst, s, isa::UpdateWhen::kComplete);
       ++result.steps;

@@ -4,10 +4,13 @@
 //
 // Execution: engines are visited round-robin by engine index; each visit issues at most one
 // instruction, and only when all its waits hold. An instruction executes atomically: its @read
-// updates, then its effect, then its @complete updates. DMA (dma_copy) lands at issue. The run
-// ends when every engine with a program has executed notify_end. Deadlock, a step budget
-// overrun, an out-of-bounds access or an opcode the interpreter does not execute yet is a
-// non-OK Status (never UB, never a silent no-op).
+// updates, then its effect, then its @complete updates. DMA (dma_copy) lands at issue; so does
+// dma_trigger desc=D count=N: descriptors D..D+N-1 of the engine's table (RunOptions::
+// descriptors) run in id order, each followed at once by its completion (S[semaphore] +=
+// semaphore_increment, E[event] = 1). The run ends when every engine with a program has
+// executed notify_end. Deadlock, a step budget overrun, an out-of-bounds access, a dma_trigger
+// id that is not in the table, or an opcode the interpreter does not execute yet is a non-OK
+// Status (never UB, never a silent no-op).
 //
 // Thread safety: none; one Run at a time per CoreState/HbmView.
 #pragma once
@@ -22,6 +25,10 @@
 #include "common/status_or.h"
 #include "simulator/isa/instruction.h"
 #include "simulator/isa/limits.h"
+
+namespace trnsim::simulator::dma {
+struct DescriptorTable;  // simulator/dma/descriptor.h (which includes this header)
+}  // namespace trnsim::simulator::dma
 
 namespace trnsim::reference {
 
@@ -75,6 +82,9 @@ struct CoreState {
 struct RunOptions {
   uint64_t max_steps = uint64_t{1} << 26;  // instructions executed over all engines
   bool validate = true;                    // run isa::ValidateProgram on each program first
+  // The NEFF's DMA descriptors, for dma_trigger; must outlive Run. Null: no descriptors, so any
+  // dma_trigger is an execution error.
+  const simulator::dma::DescriptorTable* descriptors = nullptr;
 };
 
 struct RunResult {
@@ -87,6 +97,17 @@ struct RunResult {
 // as they are in `state`.
 StatusOr<RunResult> Run(std::span<const isa::Program> programs, CoreState& state, HbmView& hbm,
                         const RunOptions& options = {});
+
+// Applies one semaphore/event update to `state` (docs/isa.md §2.3): S[index] += / -= / = value
+// (wrapping uint32), or E[index] = 1 / 0; indices wrap at 256.
+void ApplySyncUpdate(CoreState& state, isa::UpdateOp op, uint32_t index, uint32_t value);
+
+// Executes the effect of instruction `pc` of `engine` — control, synchronisation opcodes'
+// own effect, dma_copy (its bytes land at once), datapath — but not its waits or @read/@complete
+// updates: the chip model applies those on its own timeline. Sets `next` to the next pc and
+// `ended` on notify_end. dma_trigger is the caller's (it needs the descriptor table).
+Status ExecuteInstruction(isa::Engine engine, const isa::Instruction& inst, size_t pc,
+                          CoreState& state, HbmView& hbm, size_t& next, bool& ended);
 
 // Executes the effect of one datapath instruction (not its waits/updates). Exposed for tests.
 Status ExecuteDatapath(isa::Engine engine, const isa::Instruction& inst, CoreState& state,
