@@ -1,0 +1,325 @@
+#include "simulator/core/core_model.h"
+
+#include <algorithm>
+#include <cctype>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "simulator/core/functional.h"
+#include "simulator/cost/cost_model.h"
+#include "simulator/dma/descriptor.h"
+
+namespace trnsim::simulator::core {
+
+using isa::Instruction;
+using isa::Opcode;
+
+namespace {
+
+// Contiguous bytes per access run of an operand: its innermost free dim when unit-stride.
+uint64_t RunBytes(const isa::AccessPattern& ap) {
+  const uint64_t esize = uint64_t(isa::DtypeSize(ap.dtype));
+  if (ap.num_dims == 0) return esize;
+  const int inner = ap.num_dims - 1;
+  return ap.strides[inner] == 1 ? uint64_t(ap.sizes[inner]) * esize : esize;
+}
+
+bool IsSyncOrUpdate(const Instruction& inst) {
+  switch (inst.opcode) {
+    case Opcode::kSemUpdate:
+    case Opcode::kEventSet:
+    case Opcode::kEventClear:
+      return true;
+    default:
+      return inst.num_updates > 0;
+  }
+}
+
+}  // namespace
+
+CoreModel::CoreModel(Scheduler& scheduler, const ChipSpec& chip, DmaFabric& fabric, int fabric_core,
+                     const CoreRun& run, EventPriority base_priority)
+    : scheduler_(scheduler),
+      chip_(chip),
+      fabric_(fabric),
+      fabric_core_(fabric_core),
+      run_(run),
+      base_priority_(base_priority) {
+  for (int e = 0; e < isa::kEngineCount; ++e) {
+    engines_[e].kind = isa::Engine(e);
+    engines_[e].program = run.programs[e];
+    engines_[e].ended = run.programs[e] == nullptr;
+  }
+}
+
+void CoreModel::Start() {
+  reference::CoreState& s = *run_.state;
+  for (auto& r : s.regs) r.fill(0);
+  s.acc.fill(0.0f);
+  s.stationary = reference::Stationary{};
+  s.sem.fill(0);
+  s.event.fill(0);
+  for (int e = 0; e < isa::kEngineCount; ++e)
+    if (!engines_[e].ended) PostTry(e, scheduler_.Now());
+}
+
+bool CoreModel::done() const {
+  for (const EngineState& e : engines_)
+    if (!e.ended || e.outstanding != 0) return false;
+  return true;
+}
+
+void CoreModel::PostTry(int engine, TimePs at_ps) {
+  EngineState& e = engines_[engine];
+  if (e.try_pending) return;
+  e.try_pending = true;
+  scheduler_.Schedule(
+      at_ps, [this, engine] { Try(engine); }, PriorityOf(engine));
+}
+
+void CoreModel::Fail(Status status) {
+  if (status_.ok()) status_ = std::move(status);
+  scheduler_.RequestStop();
+}
+
+std::string CoreModel::Where(const EngineState& e) const {
+  std::string engine(isa::EngineName(e.kind));
+  for (char& ch : engine) ch = char(std::toupper(static_cast<unsigned char>(ch)));
+  std::string where =
+      "core " + std::to_string(run_.core) + " " + engine + " instruction " + std::to_string(e.pc);
+  if (e.program && e.pc < e.program->instructions.size())
+    where += " (" + std::string(isa::Mnemonic(e.program->instructions[e.pc].opcode)) + ")";
+  return where;
+}
+
+std::string CoreModel::UnmetWait(const EngineState& e, const Instruction& inst) const {
+  const reference::CoreState& s = *run_.state;
+  auto sem = [&](uint32_t index, isa::CmpOp cmp, uint32_t value) {
+    return "S[" + std::to_string(index) + "] " + std::string(isa::CmpOpSymbol(cmp)) + " " +
+           std::to_string(value) + " (S[" + std::to_string(index) +
+           "] = " + std::to_string(s.sem[index % 256]) + ")";
+  };
+  for (const isa::SyncWait& w : inst.Waits()) {
+    if (w.kind == isa::WaitKind::kSemaphore) {
+      if (!isa::Compare(w.cmp, s.sem[w.index % 256], w.value)) return sem(w.index, w.cmp, w.value);
+    } else if (!isa::Compare<uint32_t>(w.cmp, s.event[w.index % 256], w.value)) {
+      return "E[" + std::to_string(w.index) + "] " + std::string(isa::CmpOpSymbol(w.cmp)) + " " +
+             std::to_string(w.value);
+    }
+  }
+  if (inst.opcode == Opcode::kSemWait &&
+      !isa::Compare(inst.cmp, s.sem[inst.index % 256], inst.imm[0]))
+    return sem(inst.index, inst.cmp, inst.imm[0]);
+  if (inst.opcode == Opcode::kEventWait && s.event[inst.index % 256] != 1)
+    return "E[" + std::to_string(inst.index) + "] == 1";
+  if (inst.opcode == Opcode::kBarrier && e.outstanding != 0)
+    return std::to_string(e.outstanding) + " earlier instruction(s) or transfer(s) to complete";
+  return {};
+}
+
+void CoreModel::ApplySync(isa::UpdateOp op, uint32_t index, uint32_t value) {
+  reference::ApplySyncUpdate(*run_.state, op, index, value);
+}
+
+void CoreModel::ApplyUpdates(const Instruction& inst, isa::UpdateWhen when) {
+  bool any = false;
+  for (const isa::SyncUpdate& u : inst.Updates()) {
+    if (u.when != when) continue;
+    ApplySync(u.op, u.index, u.value);
+    any = true;
+  }
+  if (any) WakeBlocked();
+}
+
+void CoreModel::WakeBlocked() {
+  for (int e = 0; e < isa::kEngineCount; ++e)
+    if (engines_[e].blocked) PostTry(e, scheduler_.Now());
+}
+
+void CoreModel::Complete(int engine, const Instruction* inst) {
+  EngineState& e = engines_[engine];
+  --e.outstanding;
+  const TimePs now = scheduler_.Now();
+  e.last_activity_ps = std::max(e.last_activity_ps, now);
+  last_activity_ps_ = std::max(last_activity_ps_, now);
+  if (inst) ApplyUpdates(*inst, isa::UpdateWhen::kComplete);
+  // A barrier may be waiting for exactly this.
+  if (e.blocked) PostTry(engine, now);
+}
+
+Status CoreModel::IssueDma(int engine, const Instruction& inst) {
+  size_t next = 0;
+  bool ended = false;
+  TRNSIM_RETURN_IF_ERROR(ApplyEffect(isa::Engine(engine), inst, engines_[engine].pc, *run_.state,
+                                     *run_.hbm, next, ended));
+  const isa::AccessPattern& dst = inst.ap[0];
+  const isa::AccessPattern& src = inst.ap[1];
+  DmaRequest r;
+  r.core = fabric_core_;
+  r.queue = int(inst.index % uint32_t(fabric_.queues_per_core()));
+  r.bytes = dst.Elements() * uint64_t(isa::DtypeSize(dst.dtype));
+  r.chunk_bytes = std::min(RunBytes(dst), RunBytes(src));
+  const uint64_t max_desc = std::max<uint64_t>(1, chip_.cost.dma_max_descriptor_bytes);
+  r.descriptors = std::max<uint64_t>(1, (r.bytes + max_desc - 1) / max_desc);
+  r.hbm_sides = (dst.memory == isa::Memory::kHbm) + (src.memory == isa::Memory::kHbm);
+  if (src.memory == isa::Memory::kHbm)
+    hbm_read_bytes_ += src.Elements() * uint64_t(isa::DtypeSize(src.dtype));
+  if (dst.memory == isa::Memory::kHbm) hbm_write_bytes_ += r.bytes;
+  const Instruction* p = &inst;
+  r.on_land = [this, engine, p] { Complete(engine, p); };
+  ++engines_[engine].outstanding;
+  fabric_.Submit(std::move(r));
+  return Status::Ok();
+}
+
+Status CoreModel::IssueTrigger(int engine, const Instruction& inst) {
+  const isa::Engine kind = isa::Engine(engine);
+  const uint32_t count = std::max<uint32_t>(1, inst.count);
+  std::vector<const dma::Descriptor*> descs;
+  for (uint32_t k = 0; k < count; ++k) {
+    const int64_t id = int64_t(inst.index) + k;
+    const dma::Descriptor* d = run_.descriptors ? run_.descriptors->Find(kind, id) : nullptr;
+    if (d == nullptr)
+      return InvalidError("execution error: dma_trigger descriptor " + std::to_string(id) +
+                          " is not in " + std::string(isa::EngineName(kind)) + ".json");
+    descs.push_back(d);
+  }
+  // The instruction's @complete updates fire when the last of its descriptors has landed.
+  auto remaining = std::make_shared<uint32_t>(count);
+  const Instruction* p = &inst;
+  ++engines_[engine].outstanding;
+  for (const dma::Descriptor* d : descs) {
+    TRNSIM_RETURN_IF_ERROR(dma::Execute(*d, *run_.state, *run_.hbm));
+    const dma::TransferShape shape = dma::ShapeOf(*d);
+    hbm_read_bytes_ += shape.hbm_read_bytes;
+    hbm_write_bytes_ += shape.hbm_write_bytes;
+    DmaRequest r;
+    r.core = fabric_core_;
+    r.queue = d->queue % fabric_.queues_per_core();
+    r.bytes = shape.bytes;
+    r.chunk_bytes = shape.chunk_bytes;
+    r.descriptors = 1;
+    r.hbm_sides = shape.hbm_sides;
+    r.on_land = [this, engine, p, d, remaining] {
+      if (d->semaphore) ApplySync(isa::UpdateOp::kSemAdd, *d->semaphore, d->semaphore_increment);
+      if (d->event) ApplySync(isa::UpdateOp::kEventSet, *d->event, 0);
+      if (d->semaphore || d->event) WakeBlocked();
+      if (--*remaining == 0) Complete(engine, p);
+    };
+    fabric_.Submit(std::move(r));
+  }
+  return Status::Ok();
+}
+
+void CoreModel::Try(int engine) {
+  EngineState& e = engines_[engine];
+  e.try_pending = false;
+  if (e.ended || !status_.ok()) return;
+  const TimePs now = scheduler_.Now();
+  if (now < e.free_at_ps) {
+    PostTry(engine, e.free_at_ps);
+    return;
+  }
+  const auto& insts = e.program->instructions;
+  if (e.pc >= insts.size()) {
+    Fail(InvalidError("execution error: " + Where(e) + ": ran past the end of its stream"));
+    return;
+  }
+  const Instruction& inst = insts[e.pc];
+  if (!UnmetWait(e, inst).empty()) {
+    if (!e.blocked) {
+      e.blocked = true;
+      e.blocked_since_ps = now;
+    }
+    return;
+  }
+  if (e.blocked) {
+    e.stats.wait_ps += now - e.blocked_since_ps;
+    e.blocked = false;
+  }
+  ApplyUpdates(inst, isa::UpdateWhen::kRead);
+
+  const cost::InstructionCost cost = cost::EstimateCost(inst, e.kind, chip_.cost);
+  const Clock clock = cost.clock();
+  DurationPs occupancy = cost.OccupancyPs();
+  if (inst.num_waits > 0 && cost.dependent_overhead_cycles > 0)
+    occupancy += clock.CyclesToPs(cost.dependent_overhead_cycles);
+  const DurationPs latency = clock.CyclesToPs(cost.access_latency_cycles);
+
+  size_t next = e.pc + 1;
+  bool ended = false;
+  Status st;
+  bool async = false;
+  if (inst.opcode == Opcode::kDmaCopy) {
+    st = IssueDma(engine, inst);
+    async = true;
+  } else if (inst.opcode == Opcode::kDmaTrigger) {
+    st = IssueTrigger(engine, inst);
+    async = true;
+  } else {
+    st = ApplyEffect(e.kind, inst, e.pc, *run_.state, *run_.hbm, next, ended);
+  }
+  if (!st.ok()) {
+    Fail(Status(st.code(), Where(e) + ": " + st.message()));
+    return;
+  }
+  if (IsSyncOrUpdate(inst) && !async) WakeBlocked();
+
+  e.busy.RecordBusy(now, now + occupancy);
+  e.stats.instructions++;
+  if (inst.opcode == Opcode::kMultiplyMoving) {
+    const isa::AccessPattern& mv = inst.ap[1];
+    const isa::AccessPattern& dst = inst.ap[0];
+    e.stats.flops += 2ull * mv.num_partitions * (inst.has_flag(isa::kFlagDoubleRow) ? 2 : 1) *
+                     dst.num_partitions * dst.FreeElements();
+  }
+  e.free_at_ps = now + occupancy;
+  e.last_activity_ps = std::max(e.last_activity_ps, e.free_at_ps);
+  last_activity_ps_ = std::max(last_activity_ps_, e.free_at_ps);
+  if (!async) {
+    ++e.outstanding;
+    const Instruction* p = &inst;
+    scheduler_.Schedule(
+        now + occupancy + latency, [this, engine, p] { Complete(engine, p); }, PriorityOf(engine));
+  }
+  e.pc = next;
+  if (ended) {
+    e.ended = true;
+    return;
+  }
+  PostTry(engine, e.free_at_ps);
+}
+
+std::string CoreModel::StuckReport() const {
+  std::string report;
+  for (const EngineState& e : engines_) {
+    if (e.ended) continue;
+    if (!report.empty()) report += "; ";
+    report += Where(e);
+    if (e.program && e.pc < e.program->instructions.size())
+      report += " waits for " + UnmetWait(e, e.program->instructions[e.pc]);
+  }
+  return report;
+}
+
+CoreStats CoreModel::Stats(TimePs start_ps) const {
+  CoreStats out;
+  out.core = run_.core;
+  TimePs end = std::max(last_activity_ps_, fabric_.last_landing(fabric_core_));
+  out.duration_ps = end > start_ps ? end - start_ps : 0;
+  for (int i = 0; i < isa::kEngineCount; ++i) {
+    out.engines[i] = engines_[i].stats;
+    out.engines[i].busy_ps = engines_[i].busy.busy_ps();
+    out.instructions += engines_[i].stats.instructions;
+  }
+  for (int q = 0; q < fabric_.queues_per_core(); ++q) {
+    const DmaQueueCounters& c = fabric_.counters(fabric_core_, q);
+    out.queues.push_back({c.transfers, c.bytes, c.busy.busy_ps()});
+  }
+  out.hbm_read_bytes = hbm_read_bytes_;
+  out.hbm_write_bytes = hbm_write_bytes_;
+  return out;
+}
+
+}  // namespace trnsim::simulator::core

@@ -1,0 +1,95 @@
+// CoreModel: one physical NeuronCore executing one CoreRun on the chip model's timeline — its
+// five engine sequencers, their synchronisation through the core's semaphores and events, and
+// the transfers they hand to the chip's DmaFabric (docs/chip-model.md).
+//
+// Sequencer rules (docs/isa.md §2): an engine issues its instructions in order, one at a time.
+// It issues instruction i at the first instant when (a) the engine is free — the previous
+// instruction's occupancy (cost/cost_model.h, in the engine's clock) has elapsed — and (b) all
+// of i's waits hold (a barrier: every earlier instruction of the engine has completed,
+// transfers included). At issue: the wait time is accounted, the @read updates apply, the
+// effect is applied (functional.h; dma_copy/dma_trigger bytes move then), and the engine is
+// busy for the occupancy. @complete updates apply at issue + occupancy + access latency, or
+// when the transfer lands for dma_copy, or when the last descriptor lands for dma_trigger (each
+// descriptor's own semaphore/event updates apply as it lands). Every semaphore or event change
+// re-examines the blocked engines of the core at the same instant.
+//
+// Determinism: the engines are components with ids base+engine; all their events carry those
+// ids as priorities, so simultaneous events run in a fixed order.
+// Thread safety: none; driven by its scheduler's thread.
+#pragma once
+
+#include <array>
+#include <string>
+
+#include "common/status.h"
+#include "simulator/core/dma_fabric.h"
+#include "simulator/core/execution.h"
+#include "simulator/sched/scheduler.h"
+#include "simulator/sched/stats.h"
+
+namespace trnsim::simulator::core {
+
+class CoreModel {
+ public:
+  // `fabric_core` is this core's index in the DmaFabric.
+  CoreModel(Scheduler& scheduler, const ChipSpec& chip, DmaFabric& fabric, int fabric_core,
+            const CoreRun& run, EventPriority base_priority);
+
+  // Resets registers, accumulators, the stationary buffer, semaphores and events to their
+  // program-start values (docs/isa.md §3; SBUF and PSUM keep their contents) and posts each
+  // engine's first issue at Now().
+  void Start();
+
+  // True when every engine with a program has ended and everything it started has completed.
+  bool done() const;
+  // The first execution error, or OK. After an error the scheduler was asked to stop.
+  const Status& status() const { return status_; }
+  // One line per engine that has not ended: its instruction and what it waits for.
+  std::string StuckReport() const;
+
+  CoreStats Stats(TimePs start_ps) const;
+
+ private:
+  struct EngineState {
+    isa::Engine kind = isa::Engine::kSp;
+    const isa::Program* program = nullptr;
+    size_t pc = 0;
+    bool ended = true;
+    bool blocked = false;
+    bool try_pending = false;
+    TimePs free_at_ps = 0;
+    TimePs blocked_since_ps = 0;
+    TimePs last_activity_ps = 0;  // end of its last occupancy or completion
+    uint64_t outstanding = 0;     // issued, not yet completed (transfers included)
+    EngineStats stats;
+    BusyStats busy;
+  };
+
+  EventPriority PriorityOf(int engine) const { return base_priority_ + EventPriority(engine); }
+  void PostTry(int engine, TimePs at_ps);
+  void Try(int engine);
+  // Empty when every wait of `inst` holds (and, for barrier, nothing is outstanding).
+  std::string UnmetWait(const EngineState& e, const isa::Instruction& inst) const;
+  void ApplyUpdates(const isa::Instruction& inst, isa::UpdateWhen when);
+  void ApplySync(isa::UpdateOp op, uint32_t index, uint32_t value);
+  void WakeBlocked();
+  void Complete(int engine, const isa::Instruction* inst);
+  Status IssueDma(int engine, const isa::Instruction& inst);
+  Status IssueTrigger(int engine, const isa::Instruction& inst);
+  void Fail(Status status);
+  std::string Where(const EngineState& e) const;
+
+  Scheduler& scheduler_;
+  const ChipSpec& chip_;
+  DmaFabric& fabric_;
+  int fabric_core_;
+  CoreRun run_;
+  EventPriority base_priority_;
+  std::array<EngineState, isa::kEngineCount> engines_;
+  Status status_;
+  uint64_t hbm_read_bytes_ = 0;
+  uint64_t hbm_write_bytes_ = 0;
+  TimePs last_activity_ps_ = 0;
+};
+
+}  // namespace trnsim::simulator::core

@@ -1,0 +1,106 @@
+#include "simulator/core/execution.h"
+
+#include <algorithm>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "simulator/core/core_model.h"
+#include "simulator/core/dma_fabric.h"
+#include "simulator/isa/limits.h"
+#include "simulator/isa/validate.h"
+#include "simulator/sched/scheduler.h"
+
+namespace trnsim::simulator::core {
+
+namespace {
+
+// Events between host-clock checks: small enough to honour a timeout promptly, large enough
+// that reading the clock costs nothing measurable.
+constexpr uint64_t kEventsPerSlice = 1u << 16;
+
+Status CheckRuns(const ChipSpec& chip, std::span<const CoreRun> runs,
+                 const ExecuteOptions& options) {
+  if (runs.empty()) return InvalidError("nothing to execute: no core given");
+  std::set<int> seen;
+  const isa::IsaLimits limits = isa::LimitsFor(chip);
+  for (const CoreRun& r : runs) {
+    if (r.core < 0 || r.core >= chip.physical_cores)
+      return InvalidError("core " + std::to_string(r.core) + " is not a core of " + chip.name);
+    if (!seen.insert(r.core).second)
+      return InvalidError("core " + std::to_string(r.core) + " given twice");
+    if (r.state == nullptr || r.hbm == nullptr)
+      return InvalidError("core " + std::to_string(r.core) + " has no state or HBM view");
+    if (r.state->limits.sbuf_bytes_per_partition != limits.sbuf_bytes_per_partition ||
+        r.state->limits.psum_bytes_per_partition != limits.psum_bytes_per_partition)
+      return InvalidError("core " + std::to_string(r.core) + "'s state was made for another chip");
+    for (int e = 0; e < isa::kEngineCount; ++e) {
+      const isa::Program* p = r.programs[e];
+      if (p == nullptr) continue;
+      if (p->engine != isa::Engine(e))
+        return InvalidError("core " + std::to_string(r.core) + ": the " +
+                            std::string(isa::EngineName(isa::Engine(e))) +
+                            " slot holds a program for " + std::string(isa::EngineName(p->engine)));
+      if (options.validate) {
+        Status st = isa::ValidateProgram(p->engine, p->instructions, limits);
+        if (!st.ok())
+          return Status(st.code(), "core " + std::to_string(r.core) + ": " + st.message());
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+StatusOr<ExecutionResult> Execute(const ChipSpec& chip, std::span<const CoreRun> runs,
+                                  const ExecuteOptions& options) {
+  TRNSIM_RETURN_IF_ERROR(CheckRuns(chip, runs, options));
+  Scheduler scheduler;
+  std::vector<int> stacks;
+  for (const CoreRun& r : runs) stacks.push_back(chip.HbmStackOfCore(r.core));
+  // Priorities: 8 per core (5 engines), the fabric after every core.
+  DmaFabric fabric(scheduler, chip, stacks, EventPriority(8 * chip.physical_cores + 8));
+  std::vector<std::unique_ptr<CoreModel>> cores;
+  for (size_t i = 0; i < runs.size(); ++i)
+    cores.push_back(std::make_unique<CoreModel>(scheduler, chip, fabric, int(i), runs[i],
+                                                EventPriority(8 * runs[i].core)));
+  for (auto& c : cores) c->Start();
+
+  const auto host_start = std::chrono::steady_clock::now();
+  uint64_t events = 0;
+  while (true) {
+    const uint64_t budget = std::min(kEventsPerSlice, options.max_events - events);
+    const RunResult r = scheduler.RunUntilIdle(budget);
+    events += r.events_run;
+    for (auto& c : cores)
+      if (!c->status().ok()) return c->status();
+    if (r.stop == RunStop::kIdle) break;
+    if (events >= options.max_events)
+      return TimeoutError("execution did not finish within " + std::to_string(options.max_events) +
+                          " simulator events (at simulated " +
+                          std::to_string(scheduler.Now() / 1000) + " ns)");
+    if (options.host_timeout.count() > 0 &&
+        std::chrono::steady_clock::now() - host_start > options.host_timeout)
+      return TimeoutError("execution exceeded the " + std::to_string(options.host_timeout.count()) +
+                          " ms execution timeout (at simulated " +
+                          std::to_string(scheduler.Now() / 1000) + " ns)");
+  }
+  std::string stuck;
+  for (auto& c : cores) {
+    if (c->done()) continue;
+    if (!stuck.empty()) stuck += "; ";
+    stuck += c->StuckReport();
+  }
+  if (!stuck.empty())
+    return TimeoutError("deadlock: no engine can make progress and nothing is in flight: " + stuck);
+  ExecutionResult result;
+  result.events = events;
+  for (auto& c : cores) {
+    result.cores.push_back(c->Stats(0));
+    result.duration_ps = std::max(result.duration_ps, result.cores.back().duration_ps);
+  }
+  return result;
+}
+
+}  // namespace trnsim::simulator::core

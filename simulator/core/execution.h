@@ -1,0 +1,91 @@
+// The chip model's entry point: runs one execution — one program per physical core, all cores
+// of one chip starting together — on a cycle-approximate model of NeuronCore-v3/v4 and returns
+// what each core did and how long it took (docs/chip-model.md).
+//
+// Each core's five engine sequencers issue their streams in order and concurrently, stalling on
+// semaphore/event waits; every instruction occupies its engine for the cost model's cycles
+// (cost/cost_model.h) in that engine's clock. Its effect (functional, exact: reference/ and the
+// fast paths of core/) is applied when it issues, its @read updates then, its @complete updates
+// when its results are visible. DMA transfers (dma_copy, dma_trigger descriptors) run on the
+// core's DMA queues: one transfer at a time per queue, in issue order; active queues share the
+// core's DMA engines round-robin and the HBM stack's bandwidth with the other core on the stack.
+// Time is integer picoseconds from one deterministic scheduler: same inputs, same outputs and
+// same times, on every host.
+//
+// Errors (the execution stops; memory may be partly written, as on hardware):
+//   NRT_TIMEOUT  deadlock (no engine can issue and nothing is in flight — the message names each
+//                stuck engine, its instruction and the wait that cannot be met), the event
+//                budget, or the host-time limit;
+//   NRT_INVALID  an execution error (docs/isa.md §2.7), naming core, engine and instruction.
+//
+// Thread safety: Execute is reentrant; the caller serialises executions that share a CoreState
+// or memory.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "common/status_or.h"
+#include "simulator/dma/descriptor.h"
+#include "simulator/isa/engine.h"
+#include "simulator/isa/instruction.h"
+#include "simulator/reference/interpreter.h"
+#include "simulator/sched/sim_time.h"
+#include "simulator/spec/chip_spec.h"
+
+namespace trnsim::simulator::core {
+
+// What one physical core runs. Pointers must outlive Execute.
+struct CoreRun {
+  int core = 0;  // chip-local physical core index (decides the HBM stack it shares)
+  std::array<const isa::Program*, isa::kEngineCount> programs{};  // nullptr: engine idle
+  const dma::DescriptorTable* descriptors = nullptr;              // for dma_trigger; may be null
+  reference::CoreState* state = nullptr;  // SBUF/PSUM/semaphores, kept across executions
+  reference::HbmView* hbm = nullptr;      // the core's view of HBM variables
+};
+
+struct ExecuteOptions {
+  uint64_t max_events = uint64_t{1} << 32;  // scheduler events before NRT_TIMEOUT
+  // Host time before NRT_TIMEOUT (NEURON_RT_EXEC_TIMEOUT); zero: unlimited.
+  std::chrono::milliseconds host_timeout{0};
+  bool validate = true;  // isa::ValidateProgram each program first
+};
+
+struct EngineStats {
+  DurationPs busy_ps = 0;     // time the engine was occupied by instructions
+  DurationPs wait_ps = 0;     // time stalled on semaphore/event waits or barriers
+  uint64_t instructions = 0;  // instructions issued
+  uint64_t flops = 0;         // PE: 2·K·M·N per matmul; 0 elsewhere
+};
+
+struct QueueStats {
+  uint64_t transfers = 0;
+  uint64_t bytes = 0;      // payload bytes moved
+  DurationPs busy_ps = 0;  // time with a transfer in flight
+};
+
+struct CoreStats {
+  int core = 0;
+  DurationPs duration_ps = 0;  // start to the last engine's end and last transfer landed
+  std::array<EngineStats, isa::kEngineCount> engines{};
+  std::vector<QueueStats> queues;  // one per DMA queue (ChipSpec::dma_queues_per_engine)
+  uint64_t hbm_read_bytes = 0;
+  uint64_t hbm_write_bytes = 0;
+  uint64_t instructions = 0;
+};
+
+struct ExecutionResult {
+  DurationPs duration_ps = 0;    // longest core
+  std::vector<CoreStats> cores;  // in the order of `runs`
+  uint64_t events = 0;           // scheduler events run (simulator speed)
+};
+
+// Runs `runs` (distinct cores of one chip described by `chip`) to completion.
+StatusOr<ExecutionResult> Execute(const ChipSpec& chip, std::span<const CoreRun> runs,
+                                  const ExecuteOptions& options = {});
+
+}  // namespace trnsim::simulator::core

@@ -1,0 +1,256 @@
+// The chip model's timing rules on hand-written programs: occupancy from the cost model, wait
+// accounting and semaphore hand-off latency, deadlock reports, DMA bandwidth and start latency,
+// in-order completion per queue, bandwidth sharing between queues, HBM contention between the
+// two cores of a stack, and the execution limits.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "simulator/core/execution.h"
+#include "simulator/cost/cost_model.h"
+#include "simulator/isa/limits.h"
+#include "simulator/isa/text.h"
+
+namespace trnsim::simulator::core {
+namespace {
+
+const ChipSpec& kChip = Trainium2Spec();
+
+struct Core {
+  explicit Core(int core = 0) : state(isa::LimitsFor(kChip)) { run.core = core; }
+  void Add(const std::string& text) {
+    StatusOr<isa::Program> p = isa::ParseProgram(text);
+    ASSERT_TRUE(p.ok()) << p.status().message();
+    programs.push_back(std::move(*p));
+  }
+  CoreRun& Run() {
+    for (const isa::Program& p : programs) run.programs[int(p.engine)] = &p;
+    run.state = &state;
+    run.hbm = &hbm;
+    return run;
+  }
+  std::vector<isa::Program> programs;
+  reference::CoreState state;
+  reference::VectorHbm hbm;
+  CoreRun run;
+};
+
+StatusOr<ExecutionResult> RunOne(Core& c, const ExecuteOptions& o = {}) {
+  CoreRun r = c.Run();
+  return Execute(kChip, std::span<const CoreRun>(&r, 1), o);
+}
+
+DurationPs CostPs(const std::string& line, isa::Engine e) {
+  isa::Instruction i = isa::ParseInstruction(line).value();
+  return cost::EstimateCost(i, e, kChip.cost).OccupancyPs();
+}
+
+constexpr char kCopy[] =
+    "tensor_copy dst=sbuf[p0:128, 0 + [512 x 1]] fp32 in=sbuf[p0:128, 4096 + [512 x 1]] fp32";
+
+TEST(CoreTimingTest, AnEngineIsBusyForItsInstructionsCosts) {
+  Core c;
+  c.Add(std::string(".engine dve\n") + kCopy + "\n" + kCopy + "\nnotify_end\n");
+  StatusOr<ExecutionResult> r = RunOne(c);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const EngineStats& dve = r->cores[0].engines[int(isa::Engine::kDve)];
+  const DurationPs want =
+      2 * CostPs(kCopy, isa::Engine::kDve) + CostPs("notify_end", isa::Engine::kDve);
+  EXPECT_EQ(dve.busy_ps, want);
+  EXPECT_EQ(dve.instructions, 3u);
+  EXPECT_EQ(dve.wait_ps, 0u);
+  EXPECT_GE(r->cores[0].duration_ps, want);
+  EXPECT_EQ(r->cores[0].engines[int(isa::Engine::kPe)].instructions, 0u);
+}
+
+TEST(CoreTimingTest, AConsumerIssuesWhenItsProducerCompletes) {
+  Core c;
+  c.Add(std::string(".engine act\n") + kCopy + " then S[1] += 1 @complete\nnotify_end\n");
+  c.Add(".engine dve\nwait S[1] >= 1 " + std::string(kCopy) + "\nnotify_end\n");
+  StatusOr<ExecutionResult> r = RunOne(c);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const isa::Instruction copy = isa::ParseInstruction(kCopy).value();
+  const cost::InstructionCost act = cost::EstimateCost(copy, isa::Engine::kAct, kChip.cost);
+  const DurationPs act_done = act.OccupancyPs() + act.clock().CyclesToPs(act.access_latency_cycles);
+  // DVE waited exactly until ACT's @complete update.
+  EXPECT_EQ(r->cores[0].engines[int(isa::Engine::kDve)].wait_ps, act_done);
+  EXPECT_EQ(c.state.sem[1], 1u);
+}
+
+TEST(CoreTimingTest, ADeadlockIsATimeoutNamingTheStuckEngines) {
+  Core c;
+  c.Add(".engine pe\nwait S[7] >= 2 nop\nnotify_end\n");
+  c.Add(".engine sp\nsem_update S[7] += 1\nnotify_end\n");
+  StatusOr<ExecutionResult> r = RunOne(c);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kTimeout);
+  EXPECT_NE(r.status().message().find("deadlock"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("PE instruction 0 (nop) waits for S[7] >= 2 (S[7] = 1)"),
+            std::string::npos)
+      << r.status().message();
+  EXPECT_EQ(r.status().message().find("SP instruction"), std::string::npos)
+      << "SP ended and must not be named: " << r.status().message();
+}
+
+TEST(CoreTimingTest, ExecutionErrorsNameTheInstruction) {
+  Core c;
+  c.Add(
+      ".engine pe\nmultiply_moving dst=psum[p0:128, bank0 + [512 x 1]] fp32 "
+      "moving=sbuf[p0:128, 0 + [512 x 1]] bf16 first last\nnotify_end\n");
+  StatusOr<ExecutionResult> r = RunOne(c);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalid);
+  EXPECT_NE(r.status().message().find("PE instruction 0 (multiply_moving)"), std::string::npos)
+      << r.status().message();
+}
+
+TEST(CoreTimingTest, BarrierWaitsForTheEnginesTransfers) {
+  Core c;
+  c.hbm.vars[1] = std::vector<uint8_t>(128 * 4096);
+  c.Add(
+      ".engine sp\n"
+      "dma_copy dst=sbuf[p0:128, 0 + [1024 x 1]] fp32 src=hbm[var1 + 0, [128 x 1024, 1024 x 1]] "
+      "fp32 queue=0\n"
+      "barrier then S[2] = 9 @read\nnotify_end\n");
+  StatusOr<ExecutionResult> r = RunOne(c);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  // The barrier waited at least the DMA start latency.
+  EXPECT_GE(r->cores[0].engines[int(isa::Engine::kSp)].wait_ps, kChip.cost.dma_start_latency_ps);
+  EXPECT_EQ(c.state.sem[2], 9u);
+  EXPECT_EQ(r->cores[0].queues[0].bytes, 128u * 4096);
+  EXPECT_EQ(r->cores[0].queues[0].transfers, 1u);
+  EXPECT_EQ(r->cores[0].hbm_read_bytes, 128u * 4096);
+}
+
+// One HBM->SBUF transfer of `bytes` per queue in `queues`, all issued by SP.
+std::string Loads(int queues, int rows_per_transfer) {
+  std::string s = ".engine sp\n";
+  for (int q = 0; q < queues; ++q)
+    s += "dma_copy dst=sbuf[p0:" + std::to_string(rows_per_transfer) + ", " +
+         std::to_string(q * 4096) + " + [1024 x 1]] fp32 src=hbm[var1 + 0, [" +
+         std::to_string(rows_per_transfer) + " x 1024, 1024 x 1]] fp32 queue=" + std::to_string(q) +
+         "\n";
+  return s + "notify_end\n";
+}
+
+TEST(CoreTimingTest, ALargeTransferStreamsAtTheCoresDmaBandwidth) {
+  Core c;
+  c.hbm.vars[1] = std::vector<uint8_t>(128 * 4096);
+  c.Add(Loads(1, 128));
+  StatusOr<ExecutionResult> r = RunOne(c);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const double bytes = 128.0 * 4096;
+  const double engines_bw =
+      double(kChip.cost.dma_engines_per_core) * double(kChip.cost.dma_engine_bytes_per_s);
+  const double stack_bw = double(kChip.cost.hbm_bytes_per_s_per_chip) / kChip.hbm_stacks;
+  const double bw =
+      std::min(engines_bw / (1.0 + double(kChip.cost.dma_chunk_overhead_bytes) / 4096), stack_bw);
+  const double want_ps = double(kChip.cost.dma_start_latency_ps) +
+                         double(kChip.cost.dma_descriptor_overhead_ps) + bytes / bw * 1e12;
+  const double got_ps = double(r->cores[0].queues[0].busy_ps);
+  EXPECT_NEAR(got_ps, want_ps, want_ps * 0.02);
+}
+
+TEST(CoreTimingTest, QueuesShareBandwidthAndEachCompletesInOrder) {
+  Core one, two;
+  one.hbm.vars[1] = two.hbm.vars[1] = std::vector<uint8_t>(128 * 4096);
+  one.Add(Loads(1, 128));
+  two.Add(Loads(2, 128));
+  StatusOr<ExecutionResult> a = RunOne(one), b = RunOne(two);
+  ASSERT_TRUE(a.ok() && b.ok());
+  // Two equal transfers on two queues share the engines: together they take about twice the
+  // streaming time of one, not the same time.
+  const double stream_one = double(a->cores[0].duration_ps - kChip.cost.dma_start_latency_ps);
+  const double stream_two = double(b->cores[0].duration_ps - kChip.cost.dma_start_latency_ps);
+  EXPECT_GT(stream_two, 1.8 * stream_one);
+  EXPECT_LT(stream_two, 2.2 * stream_one);
+
+  // Same queue: the second transfer lands after the first; the queue is busy for both.
+  Core same;
+  same.hbm.vars[1] = std::vector<uint8_t>(128 * 4096);
+  same.Add(
+      ".engine sp\n"
+      "dma_copy dst=sbuf[p0:128, 0 + [1024 x 1]] fp32 src=hbm[var1 + 0, [128 x 1024, 1024 x 1]] "
+      "fp32 queue=3 then S[1] += 1 @complete\n"
+      "dma_copy dst=sbuf[p0:1, 8192 + [16 x 1]] fp32 src=hbm[var1 + 0, [1 x 16, 16 x 1]] fp32 "
+      "queue=3 then S[1] = 7 @complete\n"
+      "barrier\nnotify_end\n");
+  StatusOr<ExecutionResult> s = RunOne(same);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(same.state.sem[1], 7u) << "the small transfer must land last";
+  EXPECT_EQ(s->cores[0].queues[3].transfers, 2u);
+}
+
+// Each of `cores` copies 4 MiB HBM -> HBM on 4 queues; returns the longest core's time.
+DurationPs CopyTime(std::vector<int> cores) {
+  std::vector<std::unique_ptr<Core>> cs;
+  std::vector<CoreRun> runs;
+  for (int core : cores) {
+    cs.push_back(std::make_unique<Core>(core));
+    Core& c = *cs.back();
+    c.hbm.vars[1] = std::vector<uint8_t>(4 << 20);
+    c.hbm.vars[2] = std::vector<uint8_t>(4 << 20);
+    std::string s = ".engine sp\n";
+    for (int q = 0; q < 4; ++q)
+      s += "dma_copy dst=hbm[var2 + " + std::to_string(q << 20) +
+           ", [256 x 1024, 1024 x 1]] fp32 src=hbm[var1 + " + std::to_string(q << 20) +
+           ", [256 x 1024, 1024 x 1]] fp32 queue=" + std::to_string(q) + "\n";
+    c.Add(s + "notify_end\n");
+    runs.push_back(c.Run());
+  }
+  StatusOr<ExecutionResult> r = Execute(kChip, runs);
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  return r.ok() ? r->duration_ps : 0;
+}
+
+TEST(CoreTimingTest, TwoCoresOnOneHbmStackContendAndCoresOnTwoStacksDoNot) {
+  ASSERT_EQ(kChip.HbmStackOfCore(0), kChip.HbmStackOfCore(1));
+  ASSERT_NE(kChip.HbmStackOfCore(0), kChip.HbmStackOfCore(2));
+  const DurationPs alone = CopyTime({0});
+  const DurationPs shared = CopyTime({0, 1});
+  const DurationPs apart = CopyTime({0, 2});
+  EXPECT_EQ(apart, alone);
+  // HBM -> HBM copies are HBM-bound on one stack: two cores take about twice as long.
+  EXPECT_GT(double(shared), 1.7 * double(alone));
+}
+
+TEST(CoreTimingTest, LimitsStopAnEndlessProgram) {
+  Core c;
+  c.Add(".engine pool\nreg_set r1 = 0\nbranch r1 == 0 -> 1\nnotify_end\n");
+  ExecuteOptions o;
+  o.max_events = 10000;
+  StatusOr<ExecutionResult> r = RunOne(c, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kTimeout);
+  Core d;
+  d.Add(".engine pool\nreg_set r1 = 0\nbranch r1 == 0 -> 1\nnotify_end\n");
+  ExecuteOptions t;
+  t.host_timeout = std::chrono::milliseconds(50);
+  r = RunOne(d, t);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kTimeout);
+  EXPECT_NE(r.status().message().find("execution timeout"), std::string::npos);
+}
+
+TEST(CoreTimingTest, BadRunsAreRefused) {
+  Core c;
+  c.Add(".engine sp\nnotify_end\n");
+  CoreRun r = c.Run();
+  r.core = kChip.physical_cores;
+  EXPECT_EQ(Execute(kChip, std::span<const CoreRun>(&r, 1)).status().code(), StatusCode::kInvalid);
+  r.core = 0;
+  CoreRun twice[2] = {r, r};
+  EXPECT_EQ(Execute(kChip, twice).status().code(), StatusCode::kInvalid);
+  r.state = nullptr;
+  EXPECT_EQ(Execute(kChip, std::span<const CoreRun>(&r, 1)).status().code(), StatusCode::kInvalid);
+  EXPECT_EQ(Execute(kChip, {}).status().code(), StatusCode::kInvalid);
+  Core wrong;  // a trn2-sized state on trn3
+  wrong.Add(".engine sp\nnotify_end\n");
+  CoreRun w = wrong.Run();
+  EXPECT_EQ(Execute(Trainium3Spec(), std::span<const CoreRun>(&w, 1)).status().code(),
+            StatusCode::kInvalid);
+}
+
+}  // namespace
+}  // namespace trnsim::simulator::core
