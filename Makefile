@@ -24,19 +24,29 @@ configure: deps
 build: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS)
 
-# The main job: show the emulated instance and exercise device memory through libnrt.
+# The main job: AWS's "first app" (tools/first_app/first_app.c, plain C11 built against the
+# installed headers and library, as on /opt/aws/neuron) runs the attention and MLP sample NEFFs
+# on an emulated trn2, checks every output against the reference math and, with
+# TRNSIM_EXEC_REPORT=1, logs the simulated time and per-engine utilisation of each execution.
+RUN_PREFIX := $(abspath $(BUILD_DIR))/run-install
+RUN_NEFFS  := $(RUN_PREFIX)/share/trnsim/neff
 run: build
-	@$(BUILD_DIR)/tools/demo/trnsim-demo
+	@cmake --install $(BUILD_DIR) --prefix $(RUN_PREFIX) > /dev/null
+	@$(CC) -std=c11 -O2 -Wall -Wextra tools/first_app/first_app.c -I $(RUN_PREFIX)/include \
+	  -L $(RUN_PREFIX)/lib -lnrt -lm -o $(BUILD_DIR)/first_app
+	@NEURON_LOGICAL_NC_CONFIG=1 TRNSIM_EXEC_REPORT=1 LD_LIBRARY_PATH=$(RUN_PREFIX)/lib \
+	  $(BUILD_DIR)/first_app $(RUN_NEFFS)/attention_bf16.neff $(RUN_NEFFS)/mlp_gelu_bf16.neff
 
 # The whole suite through CTest (unit, conformance and e2e labels).
 test: build
 	@ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
 
-# The same suite built with AddressSanitizer + UndefinedBehaviorSanitizer.
+# The same suite built with AddressSanitizer + UndefinedBehaviorSanitizer, except the tests
+# labelled "slow" (the 137-GFLOP matmul sample: minutes at -O0 under ASan; `make test` runs it).
 sanitize: deps
 	@cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTRNSIM_SANITIZE=ON $(CMAKE_FLAGS) > /dev/null
 	@cmake --build $(ASAN_DIR) -j $(JOBS)
-	@ctest --test-dir $(ASAN_DIR) --output-on-failure -j $(JOBS)
+	@ctest --test-dir $(ASAN_DIR) --output-on-failure -j $(JOBS) -LE slow
 
 # libFuzzer on the NEFF reader (clang, ASan + UBSan, build-fuzz/) for FUZZ_SECONDS, on a copy
 # of the committed seed corpus; any crash, leak, hang or round-trip mismatch fails the target

@@ -43,6 +43,12 @@ constexpr EnvVarInfo kTable[] = {
      "the address."},
     {EnvVar::kToken, "TRNSIM_TOKEN", EnvType::kString, "",
      "trnsim only: the token neurond asks for, when it was started with --token-file."},
+    {EnvVar::kExecTimeout, "NEURON_RT_EXEC_TIMEOUT", EnvType::kInt, "600",
+     "Seconds of host time one execution may take before nrt_execute fails with NRT_TIMEOUT "
+     "(AWS's default on trn1/trn2 is 600). trnsim: 0 means no limit."},
+    {EnvVar::kExecReport, "TRNSIM_EXEC_REPORT", EnvType::kBool, "false",
+     "trnsim only: after every execution, log one INFO line (whatever the log level) with the "
+     "model, vnc, simulated time, per-engine utilisation, DMA and HBM bytes."},
 };
 static_assert(std::size(kTable) == static_cast<size_t>(EnvVar::kCount),
               "every EnvVar needs exactly one row");

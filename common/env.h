@@ -31,6 +31,8 @@ enum class EnvVar : int {
   kInstance,            // TRNSIM_INSTANCE
   kDaemon,              // TRNSIM_DAEMON
   kToken,               // TRNSIM_TOKEN
+  kExecTimeout,         // NEURON_RT_EXEC_TIMEOUT
+  kExecReport,          // TRNSIM_EXEC_REPORT
   kCount,
 };
 

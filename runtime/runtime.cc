@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 
+#include <chrono>
 #include <new>
 
 #include "common/log.h"
@@ -49,6 +50,7 @@ void Runtime::OnForkChild() {
     self.tensor_sets_.clear();
     self.models_->Abandon();
     (void)self.models_.release();
+    (void)self.executor_.release();  // its mutexes may be held by the parent's threads
   }
 }
 
@@ -68,6 +70,12 @@ Status Runtime::Init(uint32_t framework, const std::string& framework_version,
   }
   TRNSIM_ASSIGN_OR_RETURN(RuntimeConfig config, ParseRuntimeConfig(env));
   TRNSIM_ASSIGN_OR_RETURN(bool validate_hash, env.GetBool(EnvVar::kValidateHash));
+  TRNSIM_ASSIGN_OR_RETURN(int64_t exec_timeout_s, env.GetInt(EnvVar::kExecTimeout));
+  if (exec_timeout_s < 0) {
+    return InvalidError("NEURON_RT_EXEC_TIMEOUT=" + std::to_string(exec_timeout_s) +
+                        " is not a number of seconds (0: no limit)");
+  }
+  TRNSIM_ASSIGN_OR_RETURN(bool exec_report, env.GetBool(EnvVar::kExecReport));
 
   driver::DeviceOptions options;
   options.backend = config.backend;
@@ -99,6 +107,11 @@ Status Runtime::Init(uint32_t framework, const std::string& framework_version,
   models_ = std::make_unique<model::ModelRegistry>(device_.get(), config_, *core_map_,
                                                    vnc_bytes_used_.get());
   read_options_.validate_hash = validate_hash;
+  execution::ExecutorOptions exec_options;
+  exec_options.host_timeout = std::chrono::seconds(exec_timeout_s);
+  exec_options.report = exec_report;
+  executor_ = std::make_unique<execution::Executor>(device_.get(), *config_.instance->chip,
+                                                    exec_options);
   state_ = State::kInit;
   TRNSIM_LOG(Info, Nrt) << "initialised on emulated " << config.instance->type_name
                         << ", LNC=" << config.lnc << ", logical cores " << VisibleText(config)
@@ -110,6 +123,7 @@ Status Runtime::Init(uint32_t framework, const std::string& framework_version,
 void Runtime::Close() {
   std::unique_lock lock(mutex_);
   if (state_ != State::kInit) return;
+  executor_.reset();  // no execution runs: Execute holds the lock shared
   models_.reset();  // unloads every model
   for (TensorSet* set : tensor_sets_) delete set;
   tensor_sets_.clear();
@@ -456,7 +470,9 @@ StatusOr<model::Model*> Runtime::LoadModel(neff::Neff neff, int vnc, int vnc_cou
 Status Runtime::UnloadModel(model::Model* model) {
   std::unique_lock lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
-  return models_->Unload(model);
+  TRNSIM_RETURN_IF_ERROR(models_->Unload(model));
+  executor_->Forget(model);
+  return Status::Ok();
 }
 
 StatusOr<ModelInfo> Runtime::GetModelInfo(const model::Model* model) {
@@ -481,6 +497,40 @@ Status Runtime::CheckExecution(const model::Model* model, const TensorSet* input
   TRNSIM_RETURN_IF_ERROR(CheckSet(inputs));
   TRNSIM_RETURN_IF_ERROR(CheckSet(outputs));
   return model->CheckExecutable();
+}
+
+Status Runtime::Execute(const model::Model* model, const TensorSet* inputs,
+                        const TensorSet* outputs, int repeat) {
+  std::shared_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  TRNSIM_RETURN_IF_ERROR(models_->Check(model));
+  TRNSIM_RETURN_IF_ERROR(CheckSet(inputs));
+  TRNSIM_RETURN_IF_ERROR(CheckSet(outputs));
+  TRNSIM_RETURN_IF_ERROR(model->CheckExecutable());
+  if (repeat < 1) {
+    return InvalidError("repeat count " + std::to_string(repeat) + " is not a positive number");
+  }
+  StatusOr<execution::IoBinding> binding =
+      execution::IoBinding::Bind(model->tensors(), *inputs, *outputs);
+  if (!binding.ok()) {
+    return Status(binding.status().code(), "model '" + model->name() + "' on logical core " +
+                                               std::to_string(model->vnc()) + ": " +
+                                               binding.status().message());
+  }
+  return executor_->Execute(*model, core_map_->Locate(model->vnc()),
+                            models_->scratchpad(model->vnc()), *binding, repeat);
+}
+
+StatusOr<execution::ExecutionRecord> Runtime::GetLastExecution(const model::Model* model) {
+  std::shared_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  TRNSIM_RETURN_IF_ERROR(models_->Check(model));
+  std::optional<execution::ExecutionRecord> record = executor_->Last(model);
+  if (!record) {
+    return InvalidError("model '" + model->name() + "' has not been executed since it was "
+                        "loaded");
+  }
+  return *record;
 }
 
 }  // namespace trnsim::runtime

@@ -33,6 +33,7 @@
 #include "driver/device.h"
 #include "runtime/config.h"
 #include "runtime/core_map.h"
+#include "runtime/execution/executor.h"
 #include "runtime/model/model.h"
 #include "runtime/model/model_registry.h"
 #include "runtime/neff/neff.h"
@@ -134,6 +135,20 @@ class Runtime {
   Status CheckExecution(const model::Model* model, const TensorSet* inputs,
                         const TensorSet* outputs);
 
+  // --- Execution (runtime/execution/executor.h) ----------------------------------------------
+  // Runs `model` `repeat` (>= 1) times on its vnc, binding the NEFF's declared inputs and
+  // outputs by name from `inputs` and `outputs` (execution/io_binding.h: a missing tensor or a
+  // size mismatch is NRT_INVALID before anything runs; extra names are ignored). Errors: those
+  // of CheckExecution; NRT_TIMEOUT (deadlock, or longer than NEURON_RT_EXEC_TIMEOUT) and
+  // NRT_INVALID (an execution error), prefixed with the model's name and vnc. The runtime is
+  // held shared during the run, so tensors and models cannot be freed under it; executions
+  // are serialised process-wide by the Executor.
+  Status Execute(const model::Model* model, const TensorSet* inputs, const TensorSet* outputs,
+                 int repeat);
+  // The model's last successful execution and its count; NRT_INVALID when it has not executed
+  // since it was loaded.
+  StatusOr<execution::ExecutionRecord> GetLastExecution(const model::Model* model);
+
   // --- For layers above (models, tools) ----------------------------------------------------
   // Valid only while initialised.
   driver::Device* device() { return device_.get(); }
@@ -160,6 +175,7 @@ class Runtime {
   std::unordered_set<Tensor*> tensors_;
   std::unordered_set<TensorSet*> tensor_sets_;
   std::unique_ptr<model::ModelRegistry> models_;
+  std::unique_ptr<execution::Executor> executor_;  // created at Init, destroyed at Close
   neff::ReadOptions read_options_;  // validate_hash from NEURON_RT_VALIDATE_HASH at Init
 };
 

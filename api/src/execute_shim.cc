@@ -1,8 +1,8 @@
 // Execution: nrt_execute, nrt_execute_repeat, the implicit-async helpers and the output
-// completion counters. Running a model needs the chip model; until it lands nrt_execute*
-// validate their arguments, the model and tensor-set handles and that the model is executable
-// (a foreign NEFF is refused with NRT_INVALID), then report NotImplemented
-// (docs/api-status.md).
+// completion counters. nrt_execute* check their arguments here, then Runtime::Execute checks
+// the handles, the executability of the model and the tensor sets, and runs the model on the
+// chip model (runtime/execution/). The implicit-async helpers and completion counters are not
+// built yet (docs/api-status.md).
 #include "api/src/shim.h"
 #include "api/src/vnc_check.h"
 #include "nrt/nrt_experimental.h"
@@ -17,19 +17,17 @@ using trnsim::runtime::model::Model;
 
 namespace {
 
-constexpr char kExecution[] = "model execution (arrives with the chip model)";
 constexpr char kCompletion[] =
     "output completion counters, which executions advance (arrive with the chip model)";
 
 NRT_STATUS Execute(const char* function, const nrt_model_t* model,
-                   const nrt_tensor_set_t* input_set, const nrt_tensor_set_t* output_set) {
+                   const nrt_tensor_set_t* input_set, const nrt_tensor_set_t* output_set,
+                   int repeat) {
   if (model == nullptr) return NullArgument(function, "model");
   if (input_set == nullptr) return NullArgument(function, "input_set");
   if (output_set == nullptr) return NullArgument(function, "output_set");
-  trnsim::Status checked = Rt().CheckExecution(reinterpret_cast<const Model*>(model),
-                                               UnwrapSet(input_set), UnwrapSet(output_set));
-  if (!checked.ok()) return Report(function, checked);
-  return NotImplemented(function, kExecution);
+  return Report(function, Rt().Execute(reinterpret_cast<const Model*>(model), UnwrapSet(input_set),
+                                       UnwrapSet(output_set), repeat));
 }
 
 }  // namespace
@@ -38,16 +36,18 @@ extern "C" {
 
 NRT_STATUS nrt_execute(nrt_model_t* model, const nrt_tensor_set_t* input_set,
                        nrt_tensor_set_t* output_set) {
-  return Execute(__func__, model, input_set, output_set);
+  return Execute(__func__, model, input_set, output_set, 1);
 }
 
+// Runs the model repeat_count times with the same bindings (AWS feeds iteration n-1's outputs
+// to iteration n only for NEFFs compiled for it; trnsim's NEFFs bind by name every time).
 NRT_STATUS nrt_execute_repeat(nrt_model_t* model, const nrt_tensor_set_t* input_set,
                               nrt_tensor_set_t* output_set, int repeat_count) {
   if (repeat_count < 1) {
     return Report(__func__, trnsim::InvalidError("repeat_count " + std::to_string(repeat_count) +
                                                  " is not a positive number of runs"));
   }
-  return Execute(__func__, model, input_set, output_set);
+  return Execute(__func__, model, input_set, output_set, repeat_count);
 }
 
 NRT_STATUS nrt_register_async_exec_callback(NRT_ASYNC_EXEC_STATUS_CALLBACK callback, void* params) {

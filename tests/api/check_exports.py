@@ -3,7 +3,8 @@
 
 Every line of api/exported_functions.txt ("name NODE header") must be a defined function
 exported under exactly that version node, and nothing else may be exported (the version
-definitions themselves excepted). Prints "N passed, M failed"; exits 1 on any failure.
+definitions themselves excepted). AWS's nodes are NRT_2.0.0 and NRT_3.0.0; trnsim's extension
+node TRNSIM_1 may hold trnsim_* symbols only, and no trnsim_* symbol may be elsewhere. Prints "N passed, M failed"; exits 1 on any failure.
 """
 import subprocess
 import sys
@@ -43,9 +44,14 @@ def main(library, checklist):
             failures.append(f"{name} is under '{exported[name][1]}', expected {node}")
     for name in sorted(set(exported) - set(expected)):
         failures.append(f"unexpected export: {name}@{exported[name][1]}")
-    for node in ("NRT_2.0.0", "NRT_3.0.0"):
+    for node in ("NRT_2.0.0", "NRT_3.0.0", "TRNSIM_1"):
         if node not in nodes:
             failures.append(f"version node {node} is not defined")
+    # trnsim's extension node holds trnsim_* symbols only, and trnsim_* symbols live only there
+    # (AWS's nodes must stay exactly AWS's).
+    for name, (_, version) in sorted(exported.items()):
+        if (version == "TRNSIM_1") != name.startswith("trnsim_"):
+            failures.append(f"{name}@{version}: TRNSIM_1 is for trnsim_* symbols only")
 
     soname = subprocess.run(["objdump", "-p", library], check=True, capture_output=True,
                             text=True).stdout
@@ -54,7 +60,7 @@ def main(library, checklist):
 
     for failure in failures:
         print("FAIL", failure)
-    checks = len(expected) + len(exported) + 3
+    checks = len(expected) + 2 * len(exported) + 4
     print(f"{checks - len(failures)} passed, {len(failures)} failed")
     return 1 if failures else 0
 

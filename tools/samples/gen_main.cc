@@ -6,8 +6,17 @@
 // writes DIR/manifest.json: per sample its NEFF, LNC, inputs and outputs (name, dtype, shape),
 // the math, the tolerance, the NEFF's size and its instruction count per engine. Prints one
 // line per NEFF. Exit status 1 with one line on stderr on any error.
+//
+// For the samples the first-app example runs (kDataSamples) it also writes their inputs and the
+// reference outputs as raw little-endian tensors, the bytes nrt_tensor_write/read move:
+//   DIR/<name>.inputs/<input>.bin      MakeInputs (fixed seeds)
+//   DIR/<name>.expected/<output>.bin   the reference math on those inputs
+//   DIR/<name>.expected/tolerance.txt  "rtol atol" (the manifest's tolerance, for C clients)
+// and names the two directories in the manifest ("inputs_dir", "expected_dir"); every sample's
+// manifest entry carries the tolerance an output must meet.
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -33,6 +42,41 @@ Json TensorsJson(const std::vector<trnsim::samples::TensorSpec>& tensors) {
 int Fail(const std::string& message) {
   std::fprintf(stderr, "trnsim-samples: %s\n", message.c_str());
   return 1;
+}
+
+// Samples whose inputs and expected outputs are written as files (small enough to compute the
+// reference at build time; tools/first_app runs them).
+constexpr const char* kDataSamples[] = {"attention_bf16", "mlp_gelu_bf16"};
+
+bool WriteFile(const std::string& path, const std::vector<uint8_t>& bytes) {
+  std::ofstream f(path, std::ios::binary);
+  f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  return static_cast<bool>(f);
+}
+
+// Writes DIR/<name>.inputs/*.bin and DIR/<name>.expected/*.bin; "" or the failing path.
+std::string WriteData(const SampleSpec& spec, const std::string& out_dir) {
+  std::vector<trnsim::samples::Array> inputs = trnsim::samples::MakeInputs(spec);
+  std::vector<trnsim::samples::Array> expected = spec.reference(inputs);
+  for (const char* kind : {"inputs", "expected"}) {
+    const auto& arrays = std::string(kind) == "inputs" ? inputs : expected;
+    const auto& specs = std::string(kind) == "inputs" ? spec.inputs : spec.outputs;
+    std::string dir = out_dir + "/" + spec.name + "." + kind;
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec || arrays.size() != specs.size()) return dir;
+    for (size_t i = 0; i < arrays.size(); ++i) {
+      std::string path = dir + "/" + specs[i].name + ".bin";
+      if (!WriteFile(path, trnsim::samples::ToBytes(arrays[i]))) return path;
+    }
+  }
+  // The tolerance as plain text for C clients: "rtol atol\n" (|got - want| <= atol + rtol*|want|).
+  std::string path = out_dir + "/" + spec.name + ".expected/tolerance.txt";
+  char text[64];
+  int n =
+      std::snprintf(text, sizeof(text), "%.9g %.9g\n", spec.tolerance.rtol, spec.tolerance.atol);
+  if (!WriteFile(path, std::vector<uint8_t>(text, text + n))) return path;
+  return "";
 }
 
 }  // namespace
@@ -83,6 +127,13 @@ int main(int argc, char** argv) {
     }
     std::printf("%-22s %9zu bytes %7zu instructions\n", (spec.name + ".neff").c_str(),
                 bytes->size(), total);
+    bool with_data =
+        std::find_if(std::begin(kDataSamples), std::end(kDataSamples),
+                     [&](const char* n) { return spec.name == n; }) != std::end(kDataSamples);
+    if (with_data) {
+      std::string failed = WriteData(spec, out_dir);
+      if (!failed.empty()) return Fail("cannot write " + failed);
+    }
     manifest.push_back(
         {{"name", spec.name},
          {"neff", spec.name + ".neff"},
@@ -93,6 +144,10 @@ int main(int argc, char** argv) {
          {"tolerance", {{"rtol", spec.tolerance.rtol}, {"atol", spec.tolerance.atol}}},
          {"neff_bytes", bytes->size()},
          {"instructions", counts}});
+    if (with_data) {
+      manifest.back()["inputs_dir"] = spec.name + ".inputs";
+      manifest.back()["expected_dir"] = spec.name + ".expected";
+    }
   }
   if (names.empty()) {
     std::ofstream f(out_dir + "/manifest.json");

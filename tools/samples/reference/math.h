@@ -8,24 +8,22 @@
 #include <cmath>
 #include <vector>
 
+#include <Eigen/Dense>
+
 #include "tools/samples/reference/numerics.h"
 
 namespace trnsim::samples::ref {
 
-// out[M, N] (fp32, unrounded) = at[K, M]^T . b[K, N]
+// out[M, N] (fp32, unrounded) = at[K, M]^T . b[K, N], summed in double by Eigen's GEMM
+// (an implementation independent of trnsim's PE path; a 4096^3 product takes seconds).
 inline std::vector<float> MatmulAtB(const float* at, const float* b, int K, int M, int N) {
-  std::vector<double> acc(static_cast<size_t>(M) * N, 0.0);
-  for (int k = 0; k < K; ++k) {
-    const float* arow = at + static_cast<size_t>(k) * M;
-    const float* brow = b + static_cast<size_t>(k) * N;
-    for (int m = 0; m < M; ++m) {
-      double a = arow[m];
-      if (a == 0.0) continue;
-      double* crow = acc.data() + static_cast<size_t>(m) * N;
-      for (int n = 0; n < N; ++n) crow[n] += a * brow[n];
-    }
-  }
-  return std::vector<float>(acc.begin(), acc.end());
+  using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  Eigen::Map<const RowMajor> a_map(at, K, M), b_map(b, K, N);
+  Eigen::MatrixXd c = a_map.cast<double>().transpose() * b_map.cast<double>();
+  std::vector<float> out(static_cast<size_t>(M) * N);
+  for (int m = 0; m < M; ++m)
+    for (int n = 0; n < N; ++n) out[static_cast<size_t>(m) * N + n] = static_cast<float>(c(m, n));
+  return out;
 }
 
 // The transpose of a [rows, cols] matrix.
