@@ -49,6 +49,13 @@ constexpr EnvVarInfo kTable[] = {
     {EnvVar::kExecReport, "TRNSIM_EXEC_REPORT", EnvType::kBool, "false",
      "trnsim only: after every execution, log one INFO line (whatever the log level) with the "
      "model, vnc, simulated time, per-engine utilisation, DMA and HBM bytes."},
+    {EnvVar::kStochasticRounding, "NEURON_RT_STOCHASTIC_ROUNDING_EN", EnvType::kBool, "false",
+     "Round engine writes to bf16/fp16/fp8 stochastically instead of to nearest even "
+     "(docs/numerics.md §3). trnsim: the random bits are a function of the seed, the execution "
+     "and the instruction, so a run is reproducible."},
+    {EnvVar::kStochasticSeed, "NEURON_RT_STOCHASTIC_ROUNDING_SEED", EnvType::kInt, "0",
+     "Seed of stochastic rounding. trnsim: execution n of a model uses the stream of "
+     "(seed, n), so repeated executions draw fresh bits, and the same seed repeats a whole run."},
 };
 static_assert(std::size(kTable) == static_cast<size_t>(EnvVar::kCount),
               "every EnvVar needs exactly one row");

@@ -33,6 +33,8 @@ enum class EnvVar : int {
   kToken,               // TRNSIM_TOKEN
   kExecTimeout,         // NEURON_RT_EXEC_TIMEOUT
   kExecReport,          // TRNSIM_EXEC_REPORT
+  kStochasticRounding,  // NEURON_RT_STOCHASTIC_ROUNDING_EN
+  kStochasticSeed,      // NEURON_RT_STOCHASTIC_ROUNDING_SEED
   kCount,
 };
 

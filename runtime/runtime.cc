@@ -76,6 +76,8 @@ Status Runtime::Init(uint32_t framework, const std::string& framework_version,
                         " is not a number of seconds (0: no limit)");
   }
   TRNSIM_ASSIGN_OR_RETURN(bool exec_report, env.GetBool(EnvVar::kExecReport));
+  TRNSIM_ASSIGN_OR_RETURN(bool stochastic, env.GetBool(EnvVar::kStochasticRounding));
+  TRNSIM_ASSIGN_OR_RETURN(int64_t rounding_seed, env.GetInt(EnvVar::kStochasticSeed));
 
   driver::DeviceOptions options;
   options.backend = config.backend;
@@ -110,6 +112,8 @@ Status Runtime::Init(uint32_t framework, const std::string& framework_version,
   execution::ExecutorOptions exec_options;
   exec_options.host_timeout = std::chrono::seconds(exec_timeout_s);
   exec_options.report = exec_report;
+  exec_options.stochastic_rounding = stochastic;
+  exec_options.rounding_seed = uint64_t(rounding_seed);
   executor_ = std::make_unique<execution::Executor>(device_.get(), *config_.instance->chip,
                                                     exec_options);
   state_ = State::kInit;

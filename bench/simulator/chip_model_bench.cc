@@ -6,8 +6,8 @@
 //   PeMatmul/<0 bf16 | 1 fp32 | 2 fp8 double_row>  back-to-back load_stationary + multiply_moving
 //       K=M=128, N=512 on PE only: simulated FLOP/s vs the per-core peak (2·128·128·clock, ×¼
 //       fp32, ×2 fp8 double_row)
-//   HbmToSbuf/<cores on one stack>  16 MiB per core HBM -> SBUF in 64 KiB rows on 16 queues:
-//       per-core bytes/s vs the core's share of HBM (chip bandwidth / 8 cores)
+//   HbmToSbuf/<cores on one stack>/<2 trn2 | 3 trn3>  16 MiB per core HBM -> SBUF in 4 KiB
+//       rows on 16 queues: per-core bytes/s vs the core's share of HBM (chip bandwidth / 8)
 //   HbmCopy/<1>  64 MiB HBM -> HBM: per-core bytes/s ×2 sides vs one stack's bandwidth
 //   SmallTransfer/<row bytes>  8 MiB moved in rows of 64 B / 4 KiB: bytes/s, and one 4 KiB
 //       transfer's latency vs start latency + descriptor + bytes/bandwidth
@@ -126,7 +126,7 @@ std::string Loads(uint64_t total, uint64_t row_bytes, bool to_hbm) {
 }
 
 void BM_HbmToSbuf(benchmark::State& state) {
-  const ChipSpec& chip = Trainium2Spec();
+  const ChipSpec& chip = state.range(1) == 3 ? Trainium3Spec() : Trainium2Spec();
   const int cores = int(state.range(0));
   const uint64_t total = 16ull << 20, row = 4096;
   std::vector<std::unique_ptr<Machine>> ms;
@@ -143,7 +143,12 @@ void BM_HbmToSbuf(benchmark::State& state) {
   Report(state, double(total) / (double(r.duration_ps) * 1e-12),
          double(chip.cost.hbm_bytes_per_s_per_chip) / chip.cost.cores_sharing_hbm_bandwidth);
 }
-BENCHMARK(BM_HbmToSbuf)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_HbmToSbuf)
+    ->Args({1, 2})
+    ->Args({2, 2})
+    ->Args({1, 3})
+    ->Args({2, 3})
+    ->Unit(benchmark::kMillisecond);
 
 void BM_HbmCopy(benchmark::State& state) {
   const ChipSpec& chip = Trainium2Spec();

@@ -46,6 +46,12 @@ Status Executor::RunOnce(const model::Model& model, const CoreLocation& where,
   std::vector<std::unique_ptr<SubgraphHbmView>> views;
   std::vector<simulator::core::CoreRun> runs;
   std::lock_guard<std::mutex> lock(execute_mutex_);
+  uint64_t execution_index = 0;
+  {
+    std::lock_guard<std::mutex> records_lock(records_mutex_);
+    auto it = records_.find(&model);
+    if (it != records_.end()) execution_index = it->second.execution_count;
+  }
   for (size_t sg = 0; sg < subgraphs.size(); ++sg) {
     TRNSIM_RETURN_IF_ERROR(
         WriteIoAddresses(subgraphs[sg], model.memory(static_cast<int>(sg)), binding, device_));
@@ -65,6 +71,13 @@ Status Executor::RunOnce(const model::Model& model, const CoreLocation& where,
     // each execution, so waits count this execution's updates only. SBUF and PSUM persist.
     run.state->sem.fill(0);
     run.state->event.fill(0);
+    // Stochastic rounding draws from the stream of (seed, execution n of this model, subgraph).
+    run.state->rounding = options_.stochastic_rounding ? numerics::Rounding::Mode::kStochastic
+                                                       : numerics::Rounding::Mode::kNearestEven;
+    run.state->rounding_seed =
+        (uint64_t(numerics::StochasticBits(options_.rounding_seed, execution_index)) << 32) |
+        numerics::StochasticBits(options_.rounding_seed ^ 0x5bd1e9955bd1e995ull,
+                                 execution_index * 2 + sg);
     run.hbm = view.get();
     views.push_back(std::move(view));
     runs.push_back(run);

@@ -49,6 +49,8 @@ namespace trnsim::runtime::execution {
 struct ExecutorOptions {
   std::chrono::milliseconds host_timeout{0};  // per execution (NEURON_RT_EXEC_TIMEOUT); 0: none
   bool report = false;                        // TRNSIM_EXEC_REPORT
+  bool stochastic_rounding = false;           // NEURON_RT_STOCHASTIC_ROUNDING_EN
+  uint64_t rounding_seed = 0;                 // NEURON_RT_STOCHASTIC_ROUNDING_SEED
 };
 
 // What nrt_execute left behind for a model (trnsim_get_execution_stats).

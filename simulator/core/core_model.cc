@@ -60,6 +60,7 @@ void CoreModel::Start() {
   s.stationary = reference::Stationary{};
   s.sem.fill(0);
   s.event.fill(0);
+  s.issued.fill(0);
   for (int e = 0; e < isa::kEngineCount; ++e)
     if (!engines_[e].ended) PostTry(e, scheduler_.Now());
 }
@@ -239,6 +240,7 @@ void CoreModel::Try(int engine) {
     e.blocked = false;
   }
   ApplyUpdates(inst, isa::UpdateWhen::kRead);
+  reference::BeginInstruction(*run_.state, e.kind);
 
   const cost::InstructionCost cost = cost::EstimateCost(inst, e.kind, chip_.cost);
   const Clock clock = cost.clock();

@@ -18,7 +18,9 @@ Status ApplyEffect(isa::Engine engine, const isa::Instruction& inst, size_t pc,
       return Status::Ok();
     }
   }
-  if (engine == isa::Engine::kPe) {
+  // The fast paths round to nearest even only; stochastic rounding takes the reference path.
+  const bool nearest_even = state.rounding == numerics::Rounding::Mode::kNearestEven;
+  if (nearest_even && engine == isa::Engine::kPe) {
     StatusOr<bool> fast = TryFastPe(engine, inst, state, hbm);
     if (!fast.ok()) return fast.status();
     if (*fast) {
@@ -27,7 +29,8 @@ Status ApplyEffect(isa::Engine engine, const isa::Instruction& inst, size_t pc,
       return Status::Ok();
     }
   }
-  if (engine == isa::Engine::kAct || engine == isa::Engine::kDve || engine == isa::Engine::kPool) {
+  if (nearest_even && (engine == isa::Engine::kAct || engine == isa::Engine::kDve ||
+                       engine == isa::Engine::kPool)) {
     StatusOr<bool> fast = TryFastVector(engine, inst, state, hbm);
     if (!fast.ok()) return fast.status();
     if (*fast) {

@@ -1,7 +1,8 @@
 // The functional effect of one instruction in the chip model: the fast paths of core/ where
 // they apply (fast_pe.h), else the reference interpreter's element-by-element execution. Both
 // give byte-identical results (tests/simulator/core/golden_model_test.cc checks it on random
-// programs), so the fast paths change speed, never answers.
+// programs), so the fast paths change speed, never answers. With stochastic rounding
+// (CoreState::rounding) only the dma_copy fast path, which never rounds, is used.
 #pragma once
 
 #include <cstddef>

@@ -56,7 +56,6 @@ std::string UnmetWait(const Instruction& inst, const CoreState& s) {
   return {};
 }
 
-
 void ApplyUpdates(const Instruction& inst, CoreState& s, isa::UpdateWhen when) {
   for (const isa::SyncUpdate& u : inst.Updates())
     if (u.when == when) ApplySyncUpdate(s, u.op, u.index, u.value);
@@ -195,6 +194,14 @@ void ApplySyncUpdate(CoreState& s, isa::UpdateOp op, uint32_t index, uint32_t va
   }
 }
 
+void BeginInstruction(CoreState& s, Engine e) {
+  const uint64_t n = s.issued[int(e)]++;
+  // One 64-bit stream id per (seed, engine, instruction): two rounds of the splitmix64 mix.
+  s.rounding_stream =
+      (uint64_t(numerics::StochasticBits(s.rounding_seed ^ (uint64_t(int(e)) << 56), n)) << 32) |
+      numerics::StochasticBits(s.rounding_seed + 0x632be59bd9b4e019ull, n * 8 + uint64_t(int(e)));
+}
+
 Status ExecuteInstruction(Engine e, const Instruction& inst, size_t pc, CoreState& s, HbmView& hbm,
                           size_t& next, bool& ended) {
   return Execute(e, inst, pc, s, hbm, /*table=*/nullptr, next, ended);  // no dma_trigger
@@ -217,6 +224,7 @@ StatusOr<RunResult> Run(std::span<const isa::Program> programs, CoreState& s, Hb
   for (auto& r : s.regs) r.fill(0);
   s.acc.fill(0.0f);
   s.stationary = Stationary{};
+  s.issued.fill(0);
 
   std::array<size_t, isa::kEngineCount> pc{};
   std::array<bool, isa::kEngineCount> ended{};
@@ -238,6 +246,7 @@ StatusOr<RunResult> Run(std::span<const isa::Program> programs, CoreState& s, Hb
         return TimeoutError("step budget of " + std::to_string(options.max_steps) +
                             " instructions exhausted; next: " + Where(e, pc[ei], inst));
       ApplyUpdates(inst, s, isa::UpdateWhen::kRead);
+      BeginInstruction(s, e);
       size_t next = 0;
       bool end = false;
       Status st = Execute(e, inst, pc[ei], s, hbm, options.descriptors, next, end);

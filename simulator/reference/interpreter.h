@@ -25,6 +25,7 @@
 #include "common/status_or.h"
 #include "simulator/isa/instruction.h"
 #include "simulator/isa/limits.h"
+#include "simulator/numerics/float_formats.h"
 
 namespace trnsim::simulator::dma {
 struct DescriptorTable;  // simulator/dma/descriptor.h (which includes this header)
@@ -71,6 +72,16 @@ struct CoreState {
   std::array<std::array<int32_t, 64>, isa::kEngineCount> regs{};
   Stationary stationary;
 
+  // Rounding of every engine write to a float dtype (docs/numerics.md §2-3): RNE, or stochastic
+  // with NEURON_RT_STOCHASTIC_ROUNDING_EN. The random bits of element k of an instruction's
+  // destination are numerics::StochasticBits(rounding_stream, k), where rounding_stream is
+  // derived from (rounding_seed, engine, the engine's instruction count) by BeginInstruction —
+  // so they depend only on the program, never on how engines interleave.
+  numerics::Rounding::Mode rounding = numerics::Rounding::Mode::kNearestEven;
+  uint64_t rounding_seed = 0;
+  uint64_t rounding_stream = 0;                    // of the instruction executing now
+  std::array<uint64_t, isa::kEngineCount> issued{};  // instructions per engine since start
+
   uint8_t* SbufAt(int partition, uint32_t byte) {
     return sbuf.data() + size_t(partition) * limits.sbuf_bytes_per_partition + byte;
   }
@@ -97,6 +108,11 @@ struct RunResult {
 // as they are in `state`.
 StatusOr<RunResult> Run(std::span<const isa::Program> programs, CoreState& state, HbmView& hbm,
                         const RunOptions& options = {});
+
+// Marks the start of the next instruction of `engine`: derives rounding_stream from the seed,
+// the engine and issued[engine], then counts the instruction. Every executor calls it once per
+// instruction issued, before its effect, whichever path applies the effect.
+void BeginInstruction(CoreState& state, isa::Engine engine);
 
 // Applies one semaphore/event update to `state` (docs/isa.md §2.3): S[index] += / -= / = value
 // (wrapping uint32), or E[index] = 1 / 0; indices wrap at 256.

@@ -24,6 +24,8 @@ StatusOr<Operand> Operand::Bind(const isa::AccessPattern& ap, int32_t reg_value,
   if (op.rows_ * op.free_ > (uint64_t{1} << 31) || op.free_ > (uint64_t{1} << 31))
     return InvalidError("access pattern too large for the reference interpreter: " +
                         isa::FormatAccessPattern(ap));
+  op.rounding_.mode = state.rounding;
+  op.rounding_.seed = state.rounding_stream;
   if (ap.memory == Memory::kPattern) return op;
   if (ap.offset > (int64_t{1} << 48) || ap.offset < -(int64_t{1} << 48))
     return InvalidError("execution error: offset out of range: " + isa::FormatAccessPattern(ap));
@@ -117,7 +119,9 @@ uint32_t Operand::ReadIntBits(uint64_t k) const {
 }
 
 void Operand::WriteF32(uint64_t k, float v) const {
-  numerics::ConvertFromFp32(&v, ap_.dtype, Addr(k), 1);
+  numerics::Rounding r = rounding_;
+  r.first_index = k;
+  numerics::ConvertFromFp32(&v, ap_.dtype, Addr(k), 1, r);
 }
 
 void Operand::WriteIntBits(uint64_t k, uint32_t v) const { WriteRaw(k, v); }

@@ -44,6 +44,7 @@ class Operand {
   int esize_ = 0;
   uint8_t* mem_ = nullptr;  // partition 0 / variable start
   uint64_t row_pitch_ = 0;  // bytes between partitions (on chip)
+  numerics::Rounding rounding_;  // of WriteF32 (first_index unused: element k uses k)
 };
 
 }  // namespace trnsim::reference

@@ -298,6 +298,35 @@ TEST_P(GoldenModelTest, RandomProgramsMatchTheReferenceByteForByte) {
   EXPECT_GT(descriptors, 40u) << "the programs exercise dma_trigger";
 }
 
+TEST_P(GoldenModelTest, StochasticRoundingMatchesTheReference) {
+  const ChipSpec& chip = Chip(GetParam());
+  const isa::IsaLimits limits = isa::LimitsFor(chip);
+  int differs_from_nearest = 0;
+  for (uint64_t seed = 200; seed < 210; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    dma::DescriptorTable table;
+    neff::Neff n = RandomProgram(seed, GetParam(), 40, table);
+    std::vector<isa::Program> progs = Programs(n, limits);
+    Machine golden(limits), model(limits), nearest(limits);
+    for (Machine* m : {&golden, &model, &nearest}) Prepare(n, seed, *m);
+    for (Machine* m : {&golden, &model}) {
+      m->state.rounding = numerics::Rounding::Mode::kStochastic;
+      m->state.rounding_seed = seed * 31;
+    }
+    reference::RunOptions options;
+    options.descriptors = &table;
+    ASSERT_TRUE(reference::Run(progs, golden.state, golden.hbm, options).ok());
+    ASSERT_TRUE(RunChip(chip, progs, model, &table).ok());
+    ASSERT_TRUE(RunChip(chip, progs, nearest, &table).ok());
+    EXPECT_TRUE(golden.state.sbuf == model.state.sbuf) << "SBUF differs";
+    EXPECT_TRUE(golden.state.psum == model.state.psum) << "PSUM differs";
+    for (const auto& [id, bytes] : golden.hbm.vars)
+      EXPECT_TRUE(bytes == model.hbm.vars[id]) << "HBM variable " << id << " differs";
+    differs_from_nearest += model.state.sbuf != nearest.state.sbuf;
+  }
+  EXPECT_GT(differs_from_nearest, 5) << "stochastic rounding must change bf16 results";
+}
+
 TEST_P(GoldenModelTest, CycleCountsAreIdenticalAcrossRuns) {
   const ChipSpec& chip = Chip(GetParam());
   const isa::IsaLimits limits = isa::LimitsFor(chip);
