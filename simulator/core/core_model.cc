@@ -228,6 +228,13 @@ void CoreModel::Try(int engine) {
     return;
   }
   const Instruction& inst = insts[e.pc];
+  if (e.kind == isa::Engine::kPe) {
+    const TimePs ready = PeReadyAt(inst);
+    if (now < ready) {
+      PostTry(engine, ready);
+      return;
+    }
+  }
   if (!UnmetWait(e, inst).empty()) {
     if (!e.blocked) {
       e.blocked = true;
@@ -270,15 +277,19 @@ void CoreModel::Try(int engine) {
 
   e.busy.RecordBusy(now, now + occupancy);
   e.stats.instructions++;
+  // The PE sequencer hands matmuls and weight loads to the array and the weight-load unit and
+  // moves on after issuing; those units stay busy for the instruction's occupancy.
+  DurationPs sequencer_ps = occupancy;
+  if (e.kind == isa::Engine::kPe) sequencer_ps = PeIssued(inst, now, occupancy, clock);
   if (inst.opcode == Opcode::kMultiplyMoving) {
     const isa::AccessPattern& mv = inst.ap[1];
     const isa::AccessPattern& dst = inst.ap[0];
     e.stats.flops += 2ull * mv.num_partitions * (inst.has_flag(isa::kFlagDoubleRow) ? 2 : 1) *
                      dst.num_partitions * dst.FreeElements();
   }
-  e.free_at_ps = now + occupancy;
-  e.last_activity_ps = std::max(e.last_activity_ps, e.free_at_ps);
-  last_activity_ps_ = std::max(last_activity_ps_, e.free_at_ps);
+  e.free_at_ps = now + sequencer_ps;
+  e.last_activity_ps = std::max(e.last_activity_ps, now + occupancy);
+  last_activity_ps_ = std::max(last_activity_ps_, now + occupancy);
   if (!async) {
     ++e.outstanding;
     const Instruction* p = &inst;
@@ -291,6 +302,40 @@ void CoreModel::Try(int engine) {
     return;
   }
   PostTry(engine, e.free_at_ps);
+}
+
+TimePs CoreModel::PeReadyAt(const Instruction& inst) const {
+  switch (inst.opcode) {
+    case Opcode::kMultiplyMoving:
+    case Opcode::kNcTranspose:
+      return std::max(pe_array_free_ps_, pe_weights_ready_ps_);
+    case Opcode::kLoadStationary:
+      return pe_weight_unit_free_ps_;
+    default:
+      return 0;
+  }
+}
+
+DurationPs CoreModel::PeIssued(const Instruction& inst, TimePs now, DurationPs occupancy,
+                               const Clock& clock) {
+  const DurationPs issue_ps = clock.CyclesToPs(uint64_t(std::max(1, chip_.cost.control_cycles)));
+  switch (inst.opcode) {
+    case Opcode::kMultiplyMoving:
+      // The array streams the moving operand; the weights were latched at the start, so the
+      // next load may begin at once (background weight load).
+      pe_array_free_ps_ = now + occupancy;
+      return std::min(issue_ps, occupancy);
+    case Opcode::kNcTranspose:  // streams through the array and leaves `in` as the weights
+      pe_array_free_ps_ = now + occupancy;
+      pe_weights_ready_ps_ = now + occupancy;
+      return std::min(issue_ps, occupancy);
+    case Opcode::kLoadStationary:
+      pe_weights_ready_ps_ = now + occupancy;
+      pe_weight_unit_free_ps_ = now + occupancy;
+      return std::min(issue_ps, occupancy);
+    default:
+      return occupancy;
+  }
 }
 
 std::string CoreModel::StuckReport() const {

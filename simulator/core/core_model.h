@@ -3,6 +3,10 @@
 // the transfers they hand to the chip's DmaFabric (docs/chip-model.md).
 //
 // Sequencer rules (docs/isa.md §2): an engine issues its instructions in order, one at a time.
+// PE exception: the sequencer hands multiply_moving / nc_transpose to the systolic array and
+// load_stationary to the weight-load unit and is free again after control_cycles; a matmul
+// issues when the array is free and the weights have landed, a load when the unit is free — so
+// the next weights load in the background while the array streams (docs/chip-model.md §2).
 // It issues instruction i at the first instant when (a) the engine is free — the previous
 // instruction's occupancy (cost/cost_model.h, in the engine's clock) has elapsed — and (b) all
 // of i's waits hold (a barrier: every earlier instruction of the engine has completed,
@@ -76,6 +80,12 @@ class CoreModel {
   void Complete(int engine, const isa::Instruction* inst);
   Status IssueDma(int engine, const isa::Instruction& inst);
   Status IssueTrigger(int engine, const isa::Instruction& inst);
+  // PE pipeline (docs/chip-model.md §2): the earliest issue of `inst` given the systolic array
+  // and the weight-load unit, and the bookkeeping at its issue; returns the sequencer's own
+  // occupancy (a matmul or weight load frees the sequencer after issue).
+  TimePs PeReadyAt(const isa::Instruction& inst) const;
+  DurationPs PeIssued(const isa::Instruction& inst, TimePs now, DurationPs occupancy,
+                      const Clock& clock);
   void Fail(Status status);
   std::string Where(const EngineState& e) const;
 
@@ -90,6 +100,9 @@ class CoreModel {
   uint64_t hbm_read_bytes_ = 0;
   uint64_t hbm_write_bytes_ = 0;
   TimePs last_activity_ps_ = 0;
+  TimePs pe_array_free_ps_ = 0;        // the array finishes its current matmul/transpose
+  TimePs pe_weights_ready_ps_ = 0;     // the last weight load has landed
+  TimePs pe_weight_unit_free_ps_ = 0;  // the weight-load unit can start another load
 };
 
 }  // namespace trnsim::simulator::core

@@ -78,6 +78,26 @@ TEST(CoreTimingTest, AConsumerIssuesWhenItsProducerCompletes) {
   EXPECT_EQ(c.state.sem[1], 1u);
 }
 
+TEST(CoreTimingTest, WeightsLoadInTheBackgroundWhileTheArrayStreams) {
+  const std::string load = "load_stationary stationary=sbuf[p0:128, 0 + [128 x 1]] bf16";
+  const std::string mm =
+      "multiply_moving dst=psum[p0:128, bank0 + [512 x 1]] fp32 moving=sbuf[p0:128, 4096 + "
+      "[512 x 1]] bf16 first last";
+  Core c;
+  c.Add(".engine pe\n" + load + "\n" + mm + "\n" + load + "\n" + mm + "\nnotify_end\n");
+  StatusOr<ExecutionResult> r = RunOne(c);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const DurationPs load_ps = CostPs(load, isa::Engine::kPe), mm_ps = CostPs(mm, isa::Engine::kPe);
+  ASSERT_GT(load_ps, 0u);
+  // The second load overlaps the first matmul: the array is busy load + 2 matmuls, not 2 + 2.
+  EXPECT_EQ(r->cores[0].engines[int(isa::Engine::kPe)].busy_ps, load_ps + 2 * mm_ps);
+  // Done when the second matmul's results are visible: one load, two matmuls, its latency.
+  const cost::InstructionCost mm_cost =
+      cost::EstimateCost(isa::ParseInstruction(mm).value(), isa::Engine::kPe, kChip.cost);
+  EXPECT_EQ(r->cores[0].duration_ps,
+            load_ps + 2 * mm_ps + mm_cost.clock().CyclesToPs(mm_cost.access_latency_cycles));
+}
+
 TEST(CoreTimingTest, ADeadlockIsATimeoutNamingTheStuckEngines) {
   Core c;
   c.Add(".engine pe\nwait S[7] >= 2 nop\nnotify_end\n");
