@@ -1,0 +1,53 @@
+// The data a Device needs to run programs where its memory lives — in-process for the sim back
+// end, inside neurond for the remote one — as plain, serialisable values (no host pointers):
+//   ProgramImage    one subgraph's code, loaded once per model (Device::LoadProgram)
+//   CoreExecution   one physical core's part of one execution: the program and, for every HBM
+//                   variable it names, the device memory window bound to it
+//   ExecutionRequestOptions  budgets and rounding of one execution
+// The result is simulator::core::ExecutionResult (per core, engine, DMA queue and HBM figures).
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <vector>
+
+#include "simulator/dma/descriptor.h"
+#include "simulator/isa/engine.h"
+
+namespace trnsim::driver {
+
+using ProgramHandle = uint64_t;  // 0 is never a valid handle
+inline constexpr ProgramHandle kInvalidProgramHandle = 0;
+
+struct ProgramImage {
+  // Per engine (isa::Engine order), the stream in trnsim's encoding (isa::EncodeStream); empty
+  // when the engine has no stream. The device decodes and validates it for its chip.
+  std::array<std::vector<uint8_t>, isa::kEngineCount> streams;
+  simulator::dma::DescriptorTable descriptors;  // for dma_trigger
+};
+
+// An HBM variable (NEFF var_id) bound to `size` bytes at `offset` of device memory `memory`
+// (a MemoryHandle of driver/device.h).
+struct VarBinding {
+  uint32_t var_id = 0;
+  uint64_t memory = 0;
+  uint64_t offset = 0;
+  uint64_t size = 0;
+};
+
+struct CoreExecution {
+  ProgramHandle program = kInvalidProgramHandle;
+  int chip = 0;
+  int physical_core = 0;  // chip-local; must be held by this connection (AcquireCores)
+  std::vector<VarBinding> vars;
+};
+
+struct ExecutionRequestOptions {
+  std::chrono::milliseconds host_timeout{0};  // 0: none
+  bool stochastic_rounding = false;
+  // Per core of the request, in order: the seed of its stochastic-rounding stream.
+  std::vector<uint64_t> rounding_seeds;
+};
+
+}  // namespace trnsim::driver
