@@ -1,0 +1,58 @@
+#include "proto/chunking.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace trnsim::proto {
+
+std::vector<std::string_view> SplitChunks(std::string_view bytes, uint64_t chunk_bytes) {
+  std::vector<std::string_view> chunks;
+  if (chunk_bytes == 0) chunk_bytes = kChunkBytes;
+  for (uint64_t at = 0; at < bytes.size(); at += chunk_bytes) {
+    chunks.push_back(bytes.substr(at, std::min<uint64_t>(chunk_bytes, bytes.size() - at)));
+  }
+  return chunks;
+}
+
+StatusOr<ChunkAssembler> ChunkAssembler::Start(uint64_t total_bytes, uint64_t max_total_bytes) {
+  if (total_bytes > max_total_bytes) {
+    return InvalidError("streamed payload of " + std::to_string(total_bytes) +
+                        " bytes is over the limit of " + std::to_string(max_total_bytes));
+  }
+  ChunkAssembler assembler(total_bytes);
+  // The total is bounded by the caller's limit, so reserving it up front is safe and saves
+  // the regrowth copies of a multi-MiB payload.
+  assembler.bytes_.reserve(total_bytes);
+  return assembler;
+}
+
+Status ChunkAssembler::Add(std::string_view chunk) {
+  if (failed_) return InvalidError("streamed payload: chunk after an earlier error");
+  Status status;
+  if (chunk.empty()) {
+    status = InvalidError("streamed payload: empty chunk");
+  } else if (chunk.size() > kChunkBytes) {
+    status = InvalidError("streamed payload: chunk of " + std::to_string(chunk.size()) +
+                          " bytes is larger than the chunk size " + std::to_string(kChunkBytes));
+  } else if (chunk.size() > total_bytes_ - bytes_.size()) {
+    status = InvalidError("streamed payload: chunks pass the announced total of " +
+                          std::to_string(total_bytes_) + " bytes");
+  }
+  if (!status.ok()) {
+    failed_ = true;
+    return status;
+  }
+  bytes_.append(chunk);
+  return Status::Ok();
+}
+
+StatusOr<std::string> ChunkAssembler::Finish() && {
+  if (failed_) return InvalidError("streamed payload: refused after an earlier error");
+  if (bytes_.size() != total_bytes_) {
+    return InvalidError("streamed payload truncated: " + std::to_string(bytes_.size()) + " of " +
+                        std::to_string(total_bytes_) + " bytes arrived");
+  }
+  return std::move(bytes_);
+}
+
+}  // namespace trnsim::proto

@@ -1,0 +1,57 @@
+// Chunking of streamed payloads (Write, Read, LoadProgram): a payload of any size travels as
+// pieces of at most kChunkBytes, so no gRPC message ever nears its size limit, and the receiver
+// reassembles them against the total announced up front.
+//
+// The receiver trusts nothing: ChunkAssembler refuses a total above its limit, a chunk larger
+// than kChunkBytes, bytes past the announced total and a stream that ends short, each with
+// NRT_INVALID and one message; it never allocates more than the announced total.
+//
+// Thread safety: SplitChunks is reentrant; a ChunkAssembler is used by one thread at a time.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status_or.h"
+#include "proto/neurond.pb.h"
+
+namespace trnsim::proto {
+
+// The protocol's chunk size (neurond.proto, Limits.CHUNK_BYTES): 1 MiB.
+inline constexpr uint64_t kChunkBytes = neurond::v1::CHUNK_BYTES;
+static_assert(kChunkBytes == uint64_t{1} << 20);
+
+// Largest serialised ProgramImage a daemon accepts: protobuf parses messages below 2 GiB only.
+inline constexpr uint64_t kMaxProgramImageBytes = uint64_t{1} << 30;
+
+// Views of consecutive pieces of `bytes`, each of `chunk_bytes` (> 0) except a shorter last
+// one; no pieces for empty input. The views point into `bytes`.
+std::vector<std::string_view> SplitChunks(std::string_view bytes,
+                                          uint64_t chunk_bytes = kChunkBytes);
+
+class ChunkAssembler {
+ public:
+  // An assembler for `total_bytes`; NRT_INVALID when that exceeds `max_total_bytes`.
+  static StatusOr<ChunkAssembler> Start(uint64_t total_bytes, uint64_t max_total_bytes);
+
+  // Appends one chunk: NRT_INVALID if it is empty, larger than kChunkBytes, or would pass the
+  // total. After an error the assembler refuses everything.
+  Status Add(std::string_view chunk);
+  // The reassembled payload; NRT_INVALID if fewer bytes than the total arrived.
+  StatusOr<std::string> Finish() &&;
+
+  uint64_t total_bytes() const { return total_bytes_; }
+  uint64_t received_bytes() const { return bytes_.size(); }
+
+ private:
+  explicit ChunkAssembler(uint64_t total_bytes) : total_bytes_(total_bytes) {}
+
+  uint64_t total_bytes_ = 0;
+  std::string bytes_;
+  bool failed_ = false;
+};
+
+}  // namespace trnsim::proto

@@ -1,0 +1,78 @@
+// Conversions between the neurond protocol's messages (neurond.proto) and the structs the
+// Device interface speaks (driver/device.h, driver/execution_types.h) and returns
+// (simulator::core::ExecutionResult), plus Status.
+//
+// ToProto(value, &message) serialises a value the caller built and trusts; it cannot fail and
+// overwrites every field of `message` (a negative host timeout, which has no meaning, is sent as
+// 0: none).
+// XFromProto(message) parses a message from the other side of the connection — for the daemon
+// that is untrusted input. It validates every enum (unset or unknown: NRT_INVALID), every range
+// (negative chips/cores/queues, a size of 0, an alignment that is not a power of two, an offset
+// + size that wraps, a timeout beyond std::chrono::milliseconds), every required sub-message
+// and every count (one stream and descriptor list per engine, 1..16 DMA sources, at most 4
+// pattern dimensions, descriptor ids strictly increasing) and returns NRT_INVALID with one
+// message naming the field, never undefined behaviour. Checks against state (does handle 7
+// exist, is chip 3 on this instance) are the Device's, not these functions'.
+//
+// Thread safety: all functions are reentrant.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "common/status_or.h"
+#include "driver/device.h"
+#include "driver/execution_types.h"
+#include "proto/neurond.pb.h"
+#include "simulator/core/execution.h"
+#include "simulator/dma/descriptor.h"
+#include "simulator/isa/dtype.h"
+
+namespace trnsim::proto {
+
+namespace v1 = ::trnsim::neurond::v1;
+
+// Status <-> NrtStatus. A code that is not an NRT_STATUS value arrives as NRT_INVALID naming it
+// (with the original message), an OK code with a message as plain OK.
+void ToProto(const Status& status, v1::NrtStatus* out);
+Status StatusFromProto(const v1::NrtStatus& in);
+
+// Enums. The parsers take the raw wire value: proto3 enums are open, so any int32 can arrive.
+v1::MemoryCategory ToProto(driver::MemoryCategory category);
+StatusOr<driver::MemoryCategory> MemoryCategoryFromProto(int value);
+v1::Dtype ToProto(isa::Dtype dtype);  // kUnknown -> DTYPE_UNSPECIFIED
+StatusOr<isa::Dtype> DtypeFromProto(int value);
+v1::DmaOp ToProto(simulator::dma::Op op);
+StatusOr<simulator::dma::Op> DmaOpFromProto(int value);
+
+// Memory.
+void ToProto(const driver::AllocationRequest& in, v1::AllocationRequest* out);
+StatusOr<driver::AllocationRequest> AllocationRequestFromProto(const v1::AllocationRequest& in);
+void ToProto(const driver::AllocationInfo& in, v1::AllocationInfo* out);
+StatusOr<driver::AllocationInfo> AllocationInfoFromProto(const v1::AllocationInfo& in);
+void ToProto(const driver::HbmUsage& in, v1::HbmUsage* out);
+StatusOr<driver::HbmUsage> HbmUsageFromProto(const v1::HbmUsage& in);
+
+// Programs.
+void ToProto(const simulator::dma::Endpoint& in, v1::DmaEndpoint* out);
+StatusOr<simulator::dma::Endpoint> EndpointFromProto(const v1::DmaEndpoint& in);
+void ToProto(const simulator::dma::Descriptor& in, v1::DmaDescriptor* out);
+StatusOr<simulator::dma::Descriptor> DescriptorFromProto(const v1::DmaDescriptor& in);
+void ToProto(const driver::ProgramImage& in, v1::ProgramImage* out);
+StatusOr<driver::ProgramImage> ProgramImageFromProto(const v1::ProgramImage& in);
+// The serialised v1::ProgramImage a LoadProgram stream carries in chunks, and its parser
+// (NRT_INVALID for bytes that are not a ProgramImage, as well as for an invalid one).
+std::string SerializeProgramImage(const driver::ProgramImage& image);
+StatusOr<driver::ProgramImage> ParseProgramImage(std::string_view bytes);
+
+// Executions.
+void ToProto(const driver::VarBinding& in, v1::VarBinding* out);
+StatusOr<driver::VarBinding> VarBindingFromProto(const v1::VarBinding& in);
+void ToProto(const driver::CoreExecution& in, v1::CoreExecution* out);
+StatusOr<driver::CoreExecution> CoreExecutionFromProto(const v1::CoreExecution& in);
+void ToProto(const driver::ExecutionRequestOptions& in, v1::ExecutionOptions* out);
+StatusOr<driver::ExecutionRequestOptions> ExecutionOptionsFromProto(const v1::ExecutionOptions& in);
+void ToProto(const simulator::core::ExecutionResult& in, v1::ExecutionResult* out);
+StatusOr<simulator::core::ExecutionResult> ExecutionResultFromProto(const v1::ExecutionResult& in);
+
+}  // namespace trnsim::proto

@@ -1,0 +1,109 @@
+// Chunking of streamed payloads: a ProgramImage several chunks long survives split and
+// reassembly bit for bit, and the assembler refuses every stream that does not add up.
+#include "proto/chunking.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "proto/convert.h"
+
+namespace trnsim::proto {
+namespace {
+
+TEST(ChunkingTest, SplitCoversTheInputWithFullChunksAndAShortLast) {
+  const std::string bytes(10, 'x');
+  const std::vector<std::string_view> chunks = SplitChunks(bytes, 4);
+  ASSERT_EQ(chunks.size(), 3u);
+  EXPECT_EQ(chunks[0].size(), 4u);
+  EXPECT_EQ(chunks[1].size(), 4u);
+  EXPECT_EQ(chunks[2].size(), 2u);
+  EXPECT_EQ(chunks[2].data(), bytes.data() + 8);
+  EXPECT_TRUE(SplitChunks("", 4).empty());
+  EXPECT_EQ(SplitChunks(std::string(kChunkBytes, 'y')).size(), 1u);
+}
+
+TEST(ChunkingTest, AProgramImageLargerThanOneChunkIsSplitAndReassembled) {
+  driver::ProgramImage image;
+  // 2.5 MiB of PE stream with a pattern that catches reordered or dropped chunks.
+  image.streams[0].resize(kChunkBytes * 5 / 2);
+  for (size_t i = 0; i < image.streams[0].size(); ++i)
+    image.streams[0][i] = uint8_t((i * 2654435761u) >> 13);
+  image.streams[3] = {1, 2, 3};
+  simulator::dma::Descriptor d;
+  d.id = 7;
+  d.sources.resize(1);
+  d.dest.var_id = 4;
+  image.descriptors.per_engine[4].push_back(d);
+
+  const std::string bytes = SerializeProgramImage(image);
+  ASSERT_GT(bytes.size(), 2 * kChunkBytes);
+  const std::vector<std::string_view> chunks = SplitChunks(bytes);
+  ASSERT_EQ(chunks.size(), 3u);
+  for (std::string_view chunk : chunks) EXPECT_LE(chunk.size(), kChunkBytes);
+
+  StatusOr<ChunkAssembler> assembler = ChunkAssembler::Start(bytes.size(), kMaxProgramImageBytes);
+  ASSERT_TRUE(assembler.ok());
+  for (std::string_view chunk : chunks) ASSERT_TRUE(assembler->Add(chunk).ok());
+  EXPECT_EQ(assembler->received_bytes(), bytes.size());
+  StatusOr<std::string> whole = std::move(*assembler).Finish();
+  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  StatusOr<driver::ProgramImage> back = ParseProgramImage(*whole);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->streams[0], image.streams[0]);
+  EXPECT_EQ(back->streams[3], image.streams[3]);
+  ASSERT_EQ(back->descriptors.per_engine[4].size(), 1u);
+  EXPECT_EQ(back->descriptors.per_engine[4][0].dest.var_id, 4u);
+}
+
+TEST(ChunkingTest, ATotalOverTheLimitIsRefusedBeforeAnyAllocation) {
+  StatusOr<ChunkAssembler> assembler = ChunkAssembler::Start(uint64_t{1} << 62, 1 << 20);
+  ASSERT_FALSE(assembler.ok());
+  EXPECT_EQ(assembler.status().code(), StatusCode::kInvalid);
+  EXPECT_NE(assembler.status().message().find("over the limit"), std::string::npos);
+}
+
+TEST(ChunkingTest, StreamsThatDoNotAddUpAreRefused) {
+  const std::string chunk(100, 'z');
+  {
+    StatusOr<ChunkAssembler> a = ChunkAssembler::Start(150, 1000);
+    ASSERT_TRUE(a.ok());
+    ASSERT_TRUE(a->Add(chunk).ok());
+    const Status past = a->Add(chunk);  // 200 > 150
+    EXPECT_EQ(past.code(), StatusCode::kInvalid);
+    EXPECT_NE(past.message().find("pass the announced total of 150"), std::string::npos);
+    // The assembler stays refused, even for a chunk that would have fitted.
+    EXPECT_FALSE(a->Add(std::string_view(chunk).substr(0, 50)).ok());
+    EXPECT_FALSE(std::move(*a).Finish().ok());
+  }
+  {
+    StatusOr<ChunkAssembler> a = ChunkAssembler::Start(250, 1000);
+    ASSERT_TRUE(a.ok());
+    ASSERT_TRUE(a->Add(chunk).ok());
+    StatusOr<std::string> truncated = std::move(*a).Finish();
+    ASSERT_FALSE(truncated.ok());
+    EXPECT_NE(truncated.status().message().find("100 of 250 bytes"), std::string::npos);
+  }
+  {
+    StatusOr<ChunkAssembler> a = ChunkAssembler::Start(kChunkBytes + 1, kChunkBytes * 4);
+    ASSERT_TRUE(a.ok());
+    const Status big = a->Add(std::string(kChunkBytes + 1, 'b'));
+    EXPECT_EQ(big.code(), StatusCode::kInvalid);
+    EXPECT_NE(big.message().find("larger than the chunk size"), std::string::npos);
+  }
+  {
+    StatusOr<ChunkAssembler> a = ChunkAssembler::Start(10, 1000);
+    ASSERT_TRUE(a.ok());
+    EXPECT_EQ(a->Add("").code(), StatusCode::kInvalid);
+  }
+  {
+    StatusOr<ChunkAssembler> a = ChunkAssembler::Start(0, 1000);  // an empty payload is fine
+    ASSERT_TRUE(a.ok());
+    StatusOr<std::string> empty = std::move(*a).Finish();
+    ASSERT_TRUE(empty.ok());
+    EXPECT_TRUE(empty->empty());
+  }
+}
+
+}  // namespace
+}  // namespace trnsim::proto
