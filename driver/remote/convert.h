@@ -28,7 +28,7 @@
 #include "simulator/dma/descriptor.h"
 #include "simulator/isa/dtype.h"
 
-namespace trnsim::proto {
+namespace trnsim::driver::remote {
 
 namespace v1 = ::trnsim::neurond::v1;
 
@@ -75,4 +75,4 @@ StatusOr<driver::ExecutionRequestOptions> ExecutionOptionsFromProto(const v1::Ex
 void ToProto(const simulator::core::ExecutionResult& in, v1::ExecutionResult* out);
 StatusOr<simulator::core::ExecutionResult> ExecutionResultFromProto(const v1::ExecutionResult& in);
 
-}  // namespace trnsim::proto
+}  // namespace trnsim::driver::remote

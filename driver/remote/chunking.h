@@ -18,7 +18,7 @@
 #include "common/status_or.h"
 #include "proto/neurond.pb.h"
 
-namespace trnsim::proto {
+namespace trnsim::driver::remote {
 
 // The protocol's chunk size (neurond.proto, Limits.CHUNK_BYTES): 1 MiB.
 inline constexpr uint64_t kChunkBytes = neurond::v1::CHUNK_BYTES;
@@ -54,4 +54,4 @@ class ChunkAssembler {
   bool failed_ = false;
 };
 
-}  // namespace trnsim::proto
+}  // namespace trnsim::driver::remote

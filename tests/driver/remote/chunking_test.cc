@@ -1,14 +1,14 @@
 // Chunking of streamed payloads: a ProgramImage several chunks long survives split and
 // reassembly bit for bit, and the assembler refuses every stream that does not add up.
-#include "proto/chunking.h"
+#include "driver/remote/chunking.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "proto/convert.h"
+#include "driver/remote/convert.h"
 
-namespace trnsim::proto {
+namespace trnsim::driver::remote {
 namespace {
 
 TEST(ChunkingTest, SplitCoversTheInputWithFullChunksAndAShortLast) {
@@ -106,4 +106,4 @@ TEST(ChunkingTest, StreamsThatDoNotAddUpAreRefused) {
 }
 
 }  // namespace
-}  // namespace trnsim::proto
+}  // namespace trnsim::driver::remote

@@ -1,4 +1,4 @@
-#include "proto/convert.h"
+#include "driver/remote/convert.h"
 
 #include <chrono>
 #include <cstdint>
@@ -6,7 +6,7 @@
 #include <set>
 #include <utility>
 
-namespace trnsim::proto {
+namespace trnsim::driver::remote {
 namespace {
 
 namespace dma = simulator::dma;
@@ -385,4 +385,4 @@ StatusOr<core::ExecutionResult> ExecutionResultFromProto(const v1::ExecutionResu
   return out;
 }
 
-}  // namespace trnsim::proto
+}  // namespace trnsim::driver::remote

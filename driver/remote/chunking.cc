@@ -1,9 +1,9 @@
-#include "proto/chunking.h"
+#include "driver/remote/chunking.h"
 
 #include <algorithm>
 #include <utility>
 
-namespace trnsim::proto {
+namespace trnsim::driver::remote {
 
 std::vector<std::string_view> SplitChunks(std::string_view bytes, uint64_t chunk_bytes) {
   std::vector<std::string_view> chunks;
@@ -55,4 +55,4 @@ StatusOr<std::string> ChunkAssembler::Finish() && {
   return std::move(bytes_);
 }
 
-}  // namespace trnsim::proto
+}  // namespace trnsim::driver::remote

@@ -1,6 +1,6 @@
 // Round trips of every struct the neurond protocol carries, with a non-default value in every
 // field and through the wire bytes, and refusal (NRT_INVALID) of malformed messages.
-#include "proto/convert.h"
+#include "driver/remote/convert.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-namespace trnsim::proto {
+namespace trnsim::driver::remote {
 namespace {
 
 namespace dma = simulator::dma;
@@ -445,4 +445,4 @@ TEST(ExecutionConvertTest, ExecutionResultRoundTripsEveryStat) {
 }
 
 }  // namespace
-}  // namespace trnsim::proto
+}  // namespace trnsim::driver::remote
