@@ -3,6 +3,7 @@
 #include <string>
 
 #include "driver/device.h"
+#include "driver/remote/remote_device.h"
 #include "driver/sim/sim_device.h"
 
 namespace trnsim::driver {
@@ -15,6 +16,7 @@ struct Backend {
 
 constexpr Backend kBackends[] = {
     {"sim", &sim::OpenSimDevice},
+    {"remote", &remote::OpenRemoteDevice},
 };
 
 }  // namespace

@@ -1,0 +1,511 @@
+#include "driver/remote/remote_device.h"
+
+#include <grpcpp/grpcpp.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "common/log.h"
+#include "driver/remote/chunking.h"
+#include "driver/remote/convert.h"
+#include "proto/neurond.grpc.pb.h"
+
+#ifndef TRNSIM_VERSION
+#define TRNSIM_VERSION "unknown"
+#endif
+
+namespace trnsim::driver::remote {
+namespace {
+
+constexpr char kSessionKeyMetadata[] = "trnsim-session-key";
+// Goodbye is a courtesy (the broken Attach stream ends the session anyway): never wait long.
+constexpr std::chrono::milliseconds kGoodbyeDeadline{5'000};
+constexpr size_t kMaxCommandLineBytes = 4096;
+
+const char* GrpcCodeName(grpc::StatusCode code) {
+  switch (code) {
+    case grpc::StatusCode::OK: return "OK";
+    case grpc::StatusCode::CANCELLED: return "CANCELLED";
+    case grpc::StatusCode::UNKNOWN: return "UNKNOWN";
+    case grpc::StatusCode::INVALID_ARGUMENT: return "INVALID_ARGUMENT";
+    case grpc::StatusCode::DEADLINE_EXCEEDED: return "DEADLINE_EXCEEDED";
+    case grpc::StatusCode::NOT_FOUND: return "NOT_FOUND";
+    case grpc::StatusCode::ALREADY_EXISTS: return "ALREADY_EXISTS";
+    case grpc::StatusCode::PERMISSION_DENIED: return "PERMISSION_DENIED";
+    case grpc::StatusCode::UNAUTHENTICATED: return "UNAUTHENTICATED";
+    case grpc::StatusCode::RESOURCE_EXHAUSTED: return "RESOURCE_EXHAUSTED";
+    case grpc::StatusCode::FAILED_PRECONDITION: return "FAILED_PRECONDITION";
+    case grpc::StatusCode::ABORTED: return "ABORTED";
+    case grpc::StatusCode::OUT_OF_RANGE: return "OUT_OF_RANGE";
+    case grpc::StatusCode::UNIMPLEMENTED: return "UNIMPLEMENTED";
+    case grpc::StatusCode::INTERNAL: return "INTERNAL";
+    case grpc::StatusCode::UNAVAILABLE: return "UNAVAILABLE";
+    case grpc::StatusCode::DATA_LOSS: return "DATA_LOSS";
+    default: return "?";
+  }
+}
+
+std::string GrpcText(const grpc::Status& status) {
+  std::string text = std::string("gRPC ") + GrpcCodeName(status.error_code());
+  if (!status.error_message().empty()) text += ": " + status.error_message();
+  return text;
+}
+
+// This process's command line, arguments separated by spaces, for the daemon's logs.
+std::string CommandLine() {
+  std::ifstream cmdline("/proc/self/cmdline", std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());
+  if (text.empty()) {
+    std::ifstream comm("/proc/self/comm");
+    std::getline(comm, text);
+  }
+  std::replace(text.begin(), text.end(), '\0', ' ');
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  if (text.size() > kMaxCommandLineBytes) text.resize(kMaxCommandLineBytes);
+  return text;
+}
+
+class RemoteDevice final : public Device {
+ public:
+  RemoteDevice(std::string address, const RemoteOptions& options)
+      : address_(std::move(address)),
+        options_(options),
+        stub_(v1::Neurond::NewStub(
+            grpc::CreateChannel(address_, grpc::InsecureChannelCredentials()))) {}
+  ~RemoteDevice() override;
+
+  // Hello, the instance check, then the Attach stream. On error the destructor still ends
+  // whatever part of the session was opened.
+  Status Connect(const DeviceOptions& options);
+
+  const simulator::InstanceSpec& instance_spec() const override { return *spec_; }
+
+  Status AcquireCores(int first_physical_core, int count) override;
+  void ReleaseCores(int first_physical_core, int count) override;
+
+  StatusOr<AllocationInfo> Allocate(const AllocationRequest& request) override;
+  Status Free(MemoryHandle handle) override;
+  StatusOr<AllocationInfo> Describe(MemoryHandle handle) override;
+  Status Write(MemoryHandle handle, uint64_t offset, const void* src, uint64_t size) override;
+  Status Read(MemoryHandle handle, uint64_t offset, void* dst, uint64_t size) override;
+  Status Copy(MemoryHandle src, uint64_t src_offset, MemoryHandle dst, uint64_t dst_offset,
+              uint64_t size) override;
+  Status Fill(MemoryHandle handle, uint64_t offset, uint8_t value, uint64_t size) override;
+  void* HostAddress(MemoryHandle, uint64_t) override { return nullptr; }
+  StatusOr<HbmUsage> GetHbmUsage(int chip, int hbm) override;
+
+ private:
+  enum class AttachState { kNotStarted, kPending, kAttached, kEnded };
+
+  // A context with `deadline` (none when zero) and the session key.
+  void Prepare(grpc::ClientContext* context, std::chrono::milliseconds deadline) const;
+  std::chrono::milliseconds StreamDeadline(uint64_t bytes) const;
+  // The status for a failed RPC: names the daemon's address and the RPC.
+  Status TransportError(const char* rpc, const grpc::Status& status,
+                        std::chrono::milliseconds deadline) const;
+  // NRT_FAILURE once the Attach stream has ended: the daemon has dropped the session.
+  Status CheckSession() const;
+  // NRT_FAILURE for a reply that breaks the protocol.
+  Status ProtocolError(const char* rpc, const std::string& what) const;
+
+  // One unary RPC with the default deadline; the daemon's NrtStatus when the call got through.
+  template <typename Request, typename Response>
+  Status Call(const char* rpc,
+              grpc::Status (v1::Neurond::Stub::*method)(grpc::ClientContext*, const Request&,
+                                                        Response*),
+              const Request& request, Response* response);
+
+  void AttachLoop();
+
+  const std::string address_;
+  const RemoteOptions options_;
+  std::unique_ptr<v1::Neurond::Stub> stub_;
+  const simulator::InstanceSpec* spec_ = nullptr;
+  std::string session_key_;  // set once by Connect, before any concurrent use
+  bool hello_done_ = false;
+
+  grpc::ClientContext attach_context_;
+  std::thread attach_thread_;
+  mutable std::mutex mutex_;  // guards the attach state below
+  std::condition_variable attach_changed_;
+  AttachState attach_state_ = AttachState::kNotStarted;
+  std::string ended_reason_;
+  bool closing_ = false;
+};
+
+RemoteDevice::~RemoteDevice() {
+  bool send_goodbye;
+  {
+    std::lock_guard lock(mutex_);
+    closing_ = true;
+    send_goodbye = hello_done_ && attach_state_ != AttachState::kEnded;
+  }
+  if (send_goodbye) {
+    grpc::ClientContext context;
+    Prepare(&context, std::min(options_.rpc_deadline, kGoodbyeDeadline));
+    v1::GoodbyeResponse response;
+    grpc::Status status = stub_->Goodbye(&context, v1::GoodbyeRequest(), &response);
+    if (!status.ok()) {
+      TRNSIM_LOG(Debug, Tdrv) << "neurond at " << address_ << ": Goodbye: " << GrpcText(status);
+    }
+  }
+  attach_context_.TryCancel();
+  if (attach_thread_.joinable()) attach_thread_.join();
+}
+
+void RemoteDevice::Prepare(grpc::ClientContext* context,
+                           std::chrono::milliseconds deadline) const {
+  if (deadline.count() > 0) context->set_deadline(std::chrono::system_clock::now() + deadline);
+  if (!session_key_.empty()) context->AddMetadata(kSessionKeyMetadata, session_key_);
+}
+
+std::chrono::milliseconds RemoteDevice::StreamDeadline(uint64_t bytes) const {
+  if (options_.rpc_deadline.count() <= 0) return options_.rpc_deadline;
+  uint64_t per_second = std::max<uint64_t>(options_.stream_bytes_per_second, 1);
+  return options_.rpc_deadline + std::chrono::seconds(bytes / per_second);
+}
+
+Status RemoteDevice::TransportError(const char* rpc, const grpc::Status& status,
+                                    std::chrono::milliseconds deadline) const {
+  const std::string where = "neurond at " + address_;
+  switch (status.error_code()) {
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+      return TimeoutError(where + " did not complete " + rpc + " within its deadline of " +
+                          std::to_string(deadline.count()) + " ms");
+    case grpc::StatusCode::UNAUTHENTICATED:
+      return InvalidError(where + " refused " + rpc + " (" + GrpcText(status) + ")");
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:
+      return ResourceError(where + ": " + rpc + " exceeded a limit (" + GrpcText(status) + ")");
+    case grpc::StatusCode::UNAVAILABLE:
+      return FailureError("cannot reach " + where + " (" + rpc + ": " + GrpcText(status) + ")");
+    default:
+      return FailureError(where + ": " + rpc + " failed (" + GrpcText(status) + ")");
+  }
+}
+
+Status RemoteDevice::ProtocolError(const char* rpc, const std::string& what) const {
+  return FailureError("neurond at " + address_ + " answered " + rpc +
+                      " with a reply that breaks the protocol: " + what);
+}
+
+Status RemoteDevice::CheckSession() const {
+  std::lock_guard lock(mutex_);
+  if (attach_state_ != AttachState::kEnded) return Status::Ok();
+  return FailureError("the session with neurond at " + address_ + " has ended (" +
+                      ended_reason_ + "); its cores, memory and programs are gone");
+}
+
+template <typename Request, typename Response>
+Status RemoteDevice::Call(const char* rpc,
+                          grpc::Status (v1::Neurond::Stub::*method)(grpc::ClientContext*,
+                                                                    const Request&, Response*),
+                          const Request& request, Response* response) {
+  TRNSIM_RETURN_IF_ERROR(CheckSession());
+  grpc::ClientContext context;
+  Prepare(&context, options_.rpc_deadline);
+  grpc::Status status = (stub_.get()->*method)(&context, request, response);
+  if (!status.ok()) return TransportError(rpc, status, options_.rpc_deadline);
+  return StatusFromProto(response->status());
+}
+
+Status RemoteDevice::Connect(const DeviceOptions& options) {
+  v1::HelloRequest hello;
+  hello.set_protocol_version(v1::PROTOCOL_VERSION_CURRENT);
+  hello.set_client_pid(static_cast<int64_t>(getpid()));
+  hello.set_client_command(CommandLine());
+  hello.set_runtime_version(TRNSIM_VERSION);
+  hello.set_token(options.token);
+  v1::HelloResponse reply;
+  TRNSIM_RETURN_IF_ERROR(Call("Hello", &v1::Neurond::Stub::Hello, hello, &reply));
+  if (reply.session_key().empty() || reply.session_id() == 0) {
+    return ProtocolError("Hello", "no session key or id");
+  }
+  {
+    std::lock_guard lock(mutex_);
+    session_key_ = reply.session_key();
+    hello_done_ = true;  // from here on the destructor says Goodbye
+  }
+  if (reply.protocol_version() != v1::PROTOCOL_VERSION_CURRENT) {
+    return InvalidError("neurond at " + address_ + " speaks protocol version " +
+                        std::to_string(reply.protocol_version()) + ", this client version " +
+                        std::to_string(v1::PROTOCOL_VERSION_CURRENT));
+  }
+  StatusOr<const simulator::InstanceSpec*> spec = simulator::FindInstanceSpec(
+      reply.instance_type());
+  if (!spec.ok()) {
+    return InvalidError("neurond at " + address_ + " emulates instance type '" +
+                        reply.instance_type() + "', which this trnsim " TRNSIM_VERSION
+                        " does not know");
+  }
+  if (options.instance != nullptr && options.instance->type_name != (*spec)->type_name) {
+    return InvalidError("neurond at " + address_ + " emulates " + (*spec)->type_name +
+                        ", but this process is configured for " + options.instance->type_name +
+                        " (the instance type must match the daemon's)");
+  }
+  spec_ = *spec;
+
+  std::unique_lock lock(mutex_);
+  attach_state_ = AttachState::kPending;
+  attach_thread_ = std::thread([this] { AttachLoop(); });
+  bool settled = attach_changed_.wait_for(lock, options_.rpc_deadline, [this] {
+    return attach_state_ != AttachState::kPending;
+  });
+  if (!settled) {
+    return TimeoutError("neurond at " + address_ + " did not confirm the session within " +
+                        std::to_string(options_.rpc_deadline.count()) + " ms");
+  }
+  if (attach_state_ == AttachState::kEnded) {
+    return FailureError("neurond at " + address_ + " ended the session before confirming it (" +
+                        ended_reason_ + ")");
+  }
+  TRNSIM_LOG(Info, Tdrv) << "connected to neurond " << reply.daemon_version() << " at "
+                         << address_ << ": " << (*spec)->type_name << ", session "
+                         << reply.session_id();
+  return Status::Ok();
+}
+
+void RemoteDevice::AttachLoop() {
+  Prepare(&attach_context_, std::chrono::milliseconds(0));  // open for the session's life
+  std::unique_ptr<grpc::ClientReader<v1::SessionEvent>> reader =
+      stub_->Attach(&attach_context_, v1::AttachRequest());
+  v1::SessionEvent event;
+  std::string shutdown_message;
+  while (reader->Read(&event)) {
+    if (event.kind() == v1::SessionEvent::KIND_ATTACHED) {
+      std::lock_guard lock(mutex_);
+      if (attach_state_ == AttachState::kPending) attach_state_ = AttachState::kAttached;
+      attach_changed_.notify_all();
+    } else if (event.kind() == v1::SessionEvent::KIND_SHUTTING_DOWN) {
+      shutdown_message = event.message().empty() ? "no reason given" : event.message();
+      TRNSIM_LOG(Warn, Tdrv) << "neurond at " << address_
+                             << " is shutting down: " << shutdown_message;
+    }
+    // Other kinds come from newer daemons and carry nothing this client acts on.
+  }
+  grpc::Status status = reader->Finish();
+  std::lock_guard lock(mutex_);
+  if (!shutdown_message.empty()) {
+    ended_reason_ = "the daemon shut down: " + shutdown_message;
+  } else if (status.ok()) {
+    ended_reason_ = "the daemon closed the session";
+  } else {
+    ended_reason_ = "the connection broke: " + GrpcText(status);
+  }
+  if (!closing_) {
+    TRNSIM_LOG(Warn, Tdrv) << "neurond at " << address_ << ": session ended: " << ended_reason_;
+  }
+  attach_state_ = AttachState::kEnded;
+  attach_changed_.notify_all();
+}
+
+Status RemoteDevice::AcquireCores(int first_physical_core, int count) {
+  v1::CoreRange request;
+  request.set_first_physical_core(first_physical_core);
+  request.set_count(count);
+  v1::AcquireCoresResponse response;
+  return Call("AcquireCores", &v1::Neurond::Stub::AcquireCores, request, &response);
+}
+
+void RemoteDevice::ReleaseCores(int first_physical_core, int count) {
+  v1::CoreRange request;
+  request.set_first_physical_core(first_physical_core);
+  request.set_count(count);
+  v1::ReleaseCoresResponse response;
+  Status status = Call("ReleaseCores", &v1::Neurond::Stub::ReleaseCores, request, &response);
+  if (!status.ok()) {
+    TRNSIM_LOG(Warn, Tdrv) << "ReleaseCores: " << status.ToString();
+  }
+}
+
+StatusOr<AllocationInfo> RemoteDevice::Allocate(const AllocationRequest& request) {
+  v1::AllocationRequest message;
+  ToProto(request, &message);
+  v1::AllocateResponse response;
+  TRNSIM_RETURN_IF_ERROR(Call("Allocate", &v1::Neurond::Stub::Allocate, message, &response));
+  StatusOr<AllocationInfo> info = AllocationInfoFromProto(response.info());
+  if (!info.ok()) return ProtocolError("Allocate", info.status().message());
+  return info;
+}
+
+Status RemoteDevice::Free(MemoryHandle handle) {
+  v1::MemoryRef request;
+  request.set_handle(handle);
+  v1::FreeResponse response;
+  return Call("Free", &v1::Neurond::Stub::Free, request, &response);
+}
+
+StatusOr<AllocationInfo> RemoteDevice::Describe(MemoryHandle handle) {
+  v1::MemoryRef request;
+  request.set_handle(handle);
+  v1::DescribeResponse response;
+  TRNSIM_RETURN_IF_ERROR(Call("Describe", &v1::Neurond::Stub::Describe, request, &response));
+  StatusOr<AllocationInfo> info = AllocationInfoFromProto(response.info());
+  if (!info.ok()) return ProtocolError("Describe", info.status().message());
+  return info;
+}
+
+Status RemoteDevice::Write(MemoryHandle handle, uint64_t offset, const void* src,
+                           uint64_t size) {
+  if (size > 0 && src == nullptr) return InvalidError("source buffer is NULL");
+  TRNSIM_RETURN_IF_ERROR(CheckSession());
+  const std::chrono::milliseconds deadline = StreamDeadline(size);
+  grpc::ClientContext context;
+  Prepare(&context, deadline);
+  v1::WriteResponse response;
+  std::unique_ptr<grpc::ClientWriter<v1::WriteRequest>> writer =
+      stub_->Write(&context, &response);
+  v1::WriteRequest message;
+  v1::WriteHeader* header = message.mutable_header();
+  header->set_handle(handle);
+  header->set_offset(offset);
+  header->set_size(size);
+  // A failed Write means the daemon ended the call early (it refused the header, or the
+  // connection broke); Finish says which.
+  bool open = writer->Write(message);
+  if (size > 0) {
+    for (std::string_view chunk :
+         SplitChunks(std::string_view(static_cast<const char*>(src), size))) {
+      if (!open) break;
+      message.set_data(chunk.data(), chunk.size());
+      open = writer->Write(message);
+    }
+  }
+  if (open) writer->WritesDone();
+  grpc::Status status = writer->Finish();
+  if (!status.ok()) return TransportError("Write", status, deadline);
+  return StatusFromProto(response.status());
+}
+
+Status RemoteDevice::Read(MemoryHandle handle, uint64_t offset, void* dst, uint64_t size) {
+  if (size > 0 && dst == nullptr) return InvalidError("destination buffer is NULL");
+  TRNSIM_RETURN_IF_ERROR(CheckSession());
+  const std::chrono::milliseconds deadline = StreamDeadline(size);
+  grpc::ClientContext context;
+  Prepare(&context, deadline);
+  v1::ReadRequest request;
+  request.set_handle(handle);
+  request.set_offset(offset);
+  request.set_size(size);
+  std::unique_ptr<grpc::ClientReader<v1::ReadResponse>> reader = stub_->Read(&context, request);
+  v1::ReadResponse chunk;
+  uint64_t received = 0;
+  Status result;
+  while (reader->Read(&chunk)) {
+    if (!result.ok()) continue;  // drain what is still in flight after TryCancel
+    if (chunk.status().code() != 0) {
+      result = StatusFromProto(chunk.status());
+    } else if (chunk.data().size() > kChunkBytes || chunk.data().size() > size - received) {
+      result = ProtocolError("Read", "a chunk of " + std::to_string(chunk.data().size()) +
+                                         " bytes after " + std::to_string(received) + " of " +
+                                         std::to_string(size) + " bytes");
+    } else {
+      std::memcpy(static_cast<uint8_t*>(dst) + received, chunk.data().data(),
+                  chunk.data().size());
+      received += chunk.data().size();
+      continue;
+    }
+    context.TryCancel();
+  }
+  grpc::Status status = reader->Finish();
+  if (!result.ok()) return result;
+  if (!status.ok()) return TransportError("Read", status, deadline);
+  if (received != size) {
+    return ProtocolError("Read", "the stream ended after " + std::to_string(received) + " of " +
+                                     std::to_string(size) + " bytes");
+  }
+  return Status::Ok();
+}
+
+Status RemoteDevice::Copy(MemoryHandle src, uint64_t src_offset, MemoryHandle dst,
+                          uint64_t dst_offset, uint64_t size) {
+  v1::CopyRequest request;
+  request.set_src_handle(src);
+  request.set_src_offset(src_offset);
+  request.set_dst_handle(dst);
+  request.set_dst_offset(dst_offset);
+  request.set_size(size);
+  v1::CopyResponse response;
+  return Call("Copy", &v1::Neurond::Stub::Copy, request, &response);
+}
+
+Status RemoteDevice::Fill(MemoryHandle handle, uint64_t offset, uint8_t value, uint64_t size) {
+  v1::FillRequest request;
+  request.set_handle(handle);
+  request.set_offset(offset);
+  request.set_value(value);
+  request.set_size(size);
+  v1::FillResponse response;
+  return Call("Fill", &v1::Neurond::Stub::Fill, request, &response);
+}
+
+StatusOr<HbmUsage> RemoteDevice::GetHbmUsage(int chip, int hbm) {
+  v1::HbmRef request;
+  request.set_chip(chip);
+  request.set_hbm(hbm);
+  v1::GetHbmUsageResponse response;
+  TRNSIM_RETURN_IF_ERROR(
+      Call("GetHbmUsage", &v1::Neurond::Stub::GetHbmUsage, request, &response));
+  StatusOr<HbmUsage> usage = HbmUsageFromProto(response.usage());
+  if (!usage.ok()) return ProtocolError("GetHbmUsage", usage.status().message());
+  return usage;
+}
+
+}  // namespace
+
+Status ValidateDaemonAddress(const std::string& address) {
+  const std::string quoted = "daemon address '" + address + "'";
+  if (address.rfind("unix:", 0) == 0) {
+    std::string path = address.substr(5);
+    if (path.empty()) return InvalidError(quoted + " names no socket path after 'unix:'");
+    if (path.size() >= sizeof(sockaddr_un::sun_path)) {
+      return InvalidError(quoted + ": the socket path is " + std::to_string(path.size()) +
+                          " bytes, the system allows at most " +
+                          std::to_string(sizeof(sockaddr_un::sun_path) - 1));
+    }
+    return Status::Ok();
+  }
+  const std::string shape = " is not unix:PATH or HOST:PORT (e.g. 127.0.0.1:7000, [::1]:7000)";
+  size_t colon = address.rfind(':');
+  if (colon == std::string::npos || colon == 0) return InvalidError(quoted + shape);
+  std::string host = address.substr(0, colon);
+  std::string port = address.substr(colon + 1);
+  bool bracketed = host.front() == '[';
+  if (bracketed != (host.back() == ']') || (bracketed && host.size() < 3) ||
+      (!bracketed && host.find(':') != std::string::npos)) {
+    return InvalidError(quoted + shape);
+  }
+  for (char c : host) {
+    if (c <= ' ' || c == '/' || c == '@' || c == '?' || c == '#') {
+      return InvalidError(quoted + shape);
+    }
+  }
+  if (port.empty() || port.size() > 5 ||
+      !std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
+      std::stoi(port) == 0 || std::stoi(port) > 65535) {
+    return InvalidError(quoted + ": '" + port + "' is not a TCP port (1 to 65535)");
+  }
+  return Status::Ok();
+}
+
+StatusOr<std::unique_ptr<Device>> OpenRemoteDevice(const DeviceOptions& options,
+                                                   const RemoteOptions& remote_options) {
+  if (options.address.empty()) return InvalidError("the remote back end needs a daemon address");
+  TRNSIM_RETURN_IF_ERROR(ValidateDaemonAddress(options.address));
+  auto device = std::make_unique<RemoteDevice>(options.address, remote_options);
+  TRNSIM_RETURN_IF_ERROR(device->Connect(options));
+  return std::unique_ptr<Device>(std::move(device));
+}
+
+StatusOr<std::unique_ptr<Device>> OpenRemoteDevice(const DeviceOptions& options) {
+  return OpenRemoteDevice(options, RemoteOptions());
+}
+
+}  // namespace trnsim::driver::remote

@@ -1,0 +1,51 @@
+// The remote back end: a driver::Device whose instance lives in a neurond daemon
+// (tools/neurond). Every method is one RPC of proto/neurond.proto; Write, Read and LoadProgram
+// stream their payload in chunks of kChunkBytes (driver/remote/chunking.h), so transfers of any
+// size stay far below gRPC's message limit.
+//
+// Session: OpenRemoteDevice says Hello (protocol version, pid, command line, trnsim version,
+// token), checks the daemon's instance type, then holds an Attach stream open on a background
+// thread for the device's life — when this process exits or dies the stream breaks and the
+// daemon frees the session's cores, memory and programs. The destructor says Goodbye. Every
+// later call carries the session key in the metadata entry "trnsim-session-key".
+//
+// Addresses: "unix:PATH", or "HOST:PORT" with HOST an IPv4 address, a bracketed IPv6 address or
+// a host name ("127.0.0.1:PORT", "[::1]:PORT", "localhost:PORT"). The connection is plaintext:
+// the daemon listens on loopback unless started with --allow-remote.
+//
+// Errors: a status the daemon returns is passed on unchanged. Transport problems name the
+// daemon's address: unreachable or broken connection NRT_FAILURE, a deadline NRT_TIMEOUT, a
+// refused token NRT_INVALID. Every RPC has a deadline (RemoteOptions), so a dead or hung daemon
+// never hangs the caller. Once the Attach stream has broken the session is gone on the daemon
+// side, and every later call fails at once with NRT_FAILURE saying why.
+//
+// HostAddress returns nullptr: daemon memory cannot be mapped into this process.
+//
+// Thread safety: all methods may be called concurrently from any thread (as driver::Device).
+#pragma once
+
+#include <chrono>
+#include <memory>
+
+#include "driver/device.h"
+
+namespace trnsim::driver::remote {
+
+struct RemoteOptions {
+  // Deadline of every unary RPC, of Hello and of the wait for the Attach confirmation.
+  std::chrono::milliseconds rpc_deadline{30'000};
+  // Streamed transfers (Write, Read) get rpc_deadline plus one second per this many bytes, so
+  // a multi-GiB transfer is not cut short while a stalled one still ends.
+  uint64_t stream_bytes_per_second = uint64_t{64} << 20;
+};
+
+// Connects to the daemon at options.address with options.token. When options.instance is set,
+// the daemon must emulate that same instance type (NRT_INVALID naming both otherwise).
+StatusOr<std::unique_ptr<Device>> OpenRemoteDevice(const DeviceOptions& options);
+StatusOr<std::unique_ptr<Device>> OpenRemoteDevice(const DeviceOptions& options,
+                                                   const RemoteOptions& remote_options);
+
+// Checks the shape of a daemon address (see above); NRT_INVALID naming it otherwise.
+Status ValidateDaemonAddress(const std::string& address);
+
+}  // namespace trnsim::driver::remote
