@@ -134,6 +134,8 @@ def main(path):
     bind(lib)
     for var in ("NEURON_RT_VISIBLE_CORES", "NEURON_RT_NUM_CORES", "TRNSIM_DAEMON"):
         os.environ.pop(var, None)
+    if os.environ.get("TRNSIM_TEST_DAEMON"):  # the `remote` copy (tests/api/CMakeLists.txt)
+        os.environ["TRNSIM_DAEMON"] = os.environ["TRNSIM_TEST_DAEMON"]
     os.environ["TRNSIM_INSTANCE"] = "trn2.3xlarge"
     variants = writer.variants()
 
