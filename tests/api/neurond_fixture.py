@@ -90,6 +90,7 @@ def start(neurond, base, instance):
     for stale in (sock, pid_file):
         if os.path.exists(stale):
             os.unlink(stale)
+    os.makedirs(os.path.dirname(os.path.abspath(base)), exist_ok=True)
     with open(log_file, "w") as log:
         proc = subprocess.Popen([neurond, "--listen", "unix:" + sock, "--instance", instance],
                                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
