@@ -14,7 +14,8 @@
 // NRT_INVALID_HANDLE for an unknown handle, NRT_INVALID for out-of-range offsets/sizes/indices,
 // NRT_RESOURCE when memory is exhausted, NRT_FAILURE for cores already owned.
 //
-// Thread safety: all methods may be called concurrently from any thread.
+// Thread safety: all methods may be called concurrently from any thread; a back end may run
+// executions one at a time (the sim back end does: sim/sim_device.h).
 #pragma once
 
 #include <cstdint>
