@@ -16,7 +16,8 @@ std::string RangeText(uint64_t offset, uint64_t size) {
 }
 
 // Checks what the chip model indexes with a descriptor's numbers: its queue, semaphore and event.
-Status CheckDescriptors(const simulator::dma::DescriptorTable& table, const isa::IsaLimits& limits) {
+Status CheckDescriptors(const simulator::dma::DescriptorTable& table,
+                        const isa::IsaLimits& limits) {
   for (int e = 0; e < isa::kEngineCount; ++e) {
     for (const simulator::dma::Descriptor& d : table.per_engine[e]) {
       std::string where = "engine " + std::string(isa::EngineName(isa::Engine(e))) +
