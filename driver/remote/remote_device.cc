@@ -10,6 +10,8 @@
 #include <fstream>
 #include <iterator>
 #include <mutex>
+#include <optional>
+#include <span>
 #include <string>
 #include <thread>
 
@@ -102,6 +104,11 @@ class RemoteDevice final : public Device {
   void* HostAddress(MemoryHandle, uint64_t) override { return nullptr; }
   StatusOr<HbmUsage> GetHbmUsage(int chip, int hbm) override;
 
+  StatusOr<ProgramHandle> LoadProgram(const ProgramImage& image) override;
+  Status UnloadProgram(ProgramHandle program) override;
+  StatusOr<simulator::core::ExecutionResult> Execute(
+      std::span<const CoreExecution> cores, const ExecutionRequestOptions& options) override;
+
  private:
   enum class AttachState { kNotStarted, kPending, kAttached, kEnded };
 
@@ -116,12 +123,14 @@ class RemoteDevice final : public Device {
   // NRT_FAILURE for a reply that breaks the protocol.
   Status ProtocolError(const char* rpc, const std::string& what) const;
 
-  // One unary RPC with the default deadline; the daemon's NrtStatus when the call got through.
+  // One unary RPC with `deadline` (none when zero; default: RemoteOptions::rpc_deadline); the
+  // daemon's NrtStatus when the call got through.
   template <typename Request, typename Response>
   Status Call(const char* rpc,
               grpc::Status (v1::Neurond::Stub::*method)(grpc::ClientContext*, const Request&,
                                                         Response*),
-              const Request& request, Response* response);
+              const Request& request, Response* response,
+              std::optional<std::chrono::milliseconds> deadline = std::nullopt);
 
   void AttachLoop();
 
@@ -207,12 +216,14 @@ template <typename Request, typename Response>
 Status RemoteDevice::Call(const char* rpc,
                           grpc::Status (v1::Neurond::Stub::*method)(grpc::ClientContext*,
                                                                     const Request&, Response*),
-                          const Request& request, Response* response) {
+                          const Request& request, Response* response,
+                          std::optional<std::chrono::milliseconds> deadline) {
   TRNSIM_RETURN_IF_ERROR(CheckSession());
+  const std::chrono::milliseconds limit = deadline.value_or(options_.rpc_deadline);
   grpc::ClientContext context;
-  Prepare(&context, options_.rpc_deadline);
+  Prepare(&context, limit);
   grpc::Status status = (stub_.get()->*method)(&context, request, response);
-  if (!status.ok()) return TransportError(rpc, status, options_.rpc_deadline);
+  if (!status.ok()) return TransportError(rpc, status, limit);
   return StatusFromProto(response->status());
 }
 
@@ -456,6 +467,69 @@ StatusOr<HbmUsage> RemoteDevice::GetHbmUsage(int chip, int hbm) {
   StatusOr<HbmUsage> usage = HbmUsageFromProto(response.usage());
   if (!usage.ok()) return ProtocolError("GetHbmUsage", usage.status().message());
   return usage;
+}
+
+StatusOr<ProgramHandle> RemoteDevice::LoadProgram(const ProgramImage& image) {
+  TRNSIM_RETURN_IF_ERROR(CheckSession());
+  const std::string bytes = SerializeProgramImage(image);
+  if (bytes.size() > kMaxProgramImageBytes) {
+    return InvalidError("the program image is " + std::to_string(bytes.size()) +
+                        " bytes serialised, more than the " +
+                        std::to_string(kMaxProgramImageBytes) + " a daemon accepts");
+  }
+  const std::chrono::milliseconds deadline = StreamDeadline(bytes.size());
+  grpc::ClientContext context;
+  Prepare(&context, deadline);
+  v1::LoadProgramResponse response;
+  std::unique_ptr<grpc::ClientWriter<v1::LoadProgramRequest>> writer =
+      stub_->LoadProgram(&context, &response);
+  v1::LoadProgramRequest message;
+  message.mutable_header()->set_image_bytes(bytes.size());
+  bool open = writer->Write(message);
+  for (std::string_view chunk : SplitChunks(bytes)) {
+    if (!open) break;
+    message.set_chunk(chunk.data(), chunk.size());
+    open = writer->Write(message);
+  }
+  if (open) writer->WritesDone();
+  grpc::Status status = writer->Finish();
+  if (!status.ok()) return TransportError("LoadProgram", status, deadline);
+  TRNSIM_RETURN_IF_ERROR(StatusFromProto(response.status()));
+  if (response.program() == kInvalidProgramHandle) {
+    return ProtocolError("LoadProgram", "program handle 0");
+  }
+  return ProgramHandle{response.program()};
+}
+
+Status RemoteDevice::UnloadProgram(ProgramHandle program) {
+  v1::ProgramRef request;
+  request.set_program(program);
+  v1::UnloadProgramResponse response;
+  return Call("UnloadProgram", &v1::Neurond::Stub::UnloadProgram, request, &response);
+}
+
+StatusOr<simulator::core::ExecutionResult> RemoteDevice::Execute(
+    std::span<const CoreExecution> cores, const ExecutionRequestOptions& options) {
+  v1::ExecuteRequest request;
+  for (const CoreExecution& core : cores) ToProto(core, request.add_cores());
+  ToProto(options, request.mutable_options());
+  // The daemon enforces the execution's own host timeout; the RPC gets rpc_deadline on top,
+  // and no deadline at all when the execution has none (it may legitimately run for hours).
+  const std::chrono::milliseconds deadline =
+      options.host_timeout.count() > 0 ? options.host_timeout + options_.rpc_deadline
+                                       : std::chrono::milliseconds(0);
+  v1::ExecuteResponse response;
+  TRNSIM_RETURN_IF_ERROR(
+      Call("Execute", &v1::Neurond::Stub::Execute, request, &response, deadline));
+  StatusOr<simulator::core::ExecutionResult> result =
+      ExecutionResultFromProto(response.result());
+  if (!result.ok()) return ProtocolError("Execute", result.status().message());
+  if (result->cores.size() != cores.size()) {
+    return ProtocolError("Execute", "a result for " + std::to_string(result->cores.size()) +
+                                        " cores, the request had " +
+                                        std::to_string(cores.size()));
+  }
+  return result;
 }
 
 }  // namespace

@@ -15,8 +15,9 @@
 //
 // Errors: a status the daemon returns is passed on unchanged. Transport problems name the
 // daemon's address: unreachable or broken connection NRT_FAILURE, a deadline NRT_TIMEOUT, a
-// refused token NRT_INVALID. Every RPC has a deadline (RemoteOptions), so a dead or hung daemon
-// never hangs the caller. Once the Attach stream has broken the session is gone on the daemon
+// refused token NRT_INVALID. Every RPC has a deadline (RemoteOptions; Execute gets the
+// execution's host timeout plus rpc_deadline, and none when the execution has no timeout), so a
+// dead or hung daemon never hangs the caller. Once the Attach stream has broken the session is gone on the daemon
 // side, and every later call fails at once with NRT_FAILURE saying why.
 //
 // HostAddress returns nullptr: daemon memory cannot be mapped into this process.

@@ -18,10 +18,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "driver/remote/chunking.h"
+#include "driver/remote/convert.h"
 #include "proto/neurond.grpc.pb.h"
 #include "simulator/spec/instance_spec.h"
 
@@ -157,6 +160,10 @@ class FakeNeurond final : public v1::Neurond::Service {
   int64_t hello_pid = 0;
   std::string hello_command;
   std::vector<std::string> keys_seen;  // the session key of every call after Hello
+  std::vector<uint64_t> load_chunk_sizes;  // of the last LoadProgram stream
+  ProgramImage loaded;                     // the image it carried
+  int result_cores = -1;                   // Execute answers this many cores (-1: as asked)
+  std::optional<std::chrono::milliseconds> execute_deadline;  // left at arrival; none: unset
 
   grpc::Status Hello(grpc::ServerContext*, const v1::HelloRequest* request,
                      v1::HelloResponse* response) override {
@@ -220,6 +227,50 @@ class FakeNeurond final : public v1::Neurond::Service {
     for (int i = 0; i < 1000 && !context->IsCancelled(); ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
+    return grpc::Status::OK;
+  }
+
+  grpc::Status LoadProgram(grpc::ServerContext* context,
+                           grpc::ServerReader<v1::LoadProgramRequest>* reader,
+                           v1::LoadProgramResponse* response) override {
+    Record(context);
+    v1::LoadProgramRequest message;
+    if (!reader->Read(&message) || !message.has_header()) {
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "no header");
+    }
+    StatusOr<ChunkAssembler> assembler =
+        ChunkAssembler::Start(message.header().image_bytes(), kMaxProgramImageBytes);
+    if (!assembler.ok()) return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "too big");
+    std::lock_guard lock(mutex);
+    load_chunk_sizes.clear();
+    while (reader->Read(&message)) {
+      load_chunk_sizes.push_back(message.chunk().size());
+      if (!assembler->Add(message.chunk()).ok()) {
+        return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "bad chunk");
+      }
+    }
+    StatusOr<std::string> bytes = std::move(*assembler).Finish();
+    StatusOr<ProgramImage> image = bytes.ok() ? ParseProgramImage(*bytes)
+                                              : StatusOr<ProgramImage>(bytes.status());
+    if (!image.ok()) return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "bad image");
+    loaded = *image;
+    response->set_program(5);
+    return grpc::Status::OK;
+  }
+
+  grpc::Status Execute(grpc::ServerContext* context, const v1::ExecuteRequest* request,
+                       v1::ExecuteResponse* response) override {
+    Record(context);
+    std::lock_guard lock(mutex);
+    execute_deadline.reset();
+    if (context->deadline() != std::chrono::system_clock::time_point::max()) {
+      execute_deadline = std::chrono::duration_cast<std::chrono::milliseconds>(
+          context->deadline() - std::chrono::system_clock::now());
+    }
+    simulator::core::ExecutionResult result;
+    result.duration_ps = 1234;
+    result.cores.resize(result_cores < 0 ? request->cores_size() : result_cores);
+    ToProto(result, response->mutable_result());
     return grpc::Status::OK;
   }
 
@@ -356,6 +407,53 @@ TEST_F(FakeDaemonTest, ReadStreamsThatDoNotAddUpAreRefusedWithoutOverrun) {
   EXPECT_TRUE((*device)->Read(7, 0, buffer.data(), 5000).ok());
   EXPECT_EQ(buffer[4999], 'r');
   EXPECT_EQ((*device)->Read(7, 0, nullptr, 1).code(), StatusCode::kInvalid);
+}
+
+TEST_F(FakeDaemonTest, LoadProgramStreamsTheImageInChunks) {
+  Start();
+  StatusOr<std::unique_ptr<Device>> device = Open(address_);
+  ASSERT_TRUE(device.ok()) << device.status().ToString();
+  ProgramImage image;
+  image.streams[0].resize(2 * kChunkBytes + 12345);  // well past one gRPC message
+  for (size_t i = 0; i < image.streams[0].size(); ++i) image.streams[0][i] = uint8_t(i * 13);
+  image.streams[2] = {1, 2, 3};
+  StatusOr<ProgramHandle> program = (*device)->LoadProgram(image);
+  ASSERT_TRUE(program.ok()) << program.status().ToString();
+  EXPECT_EQ(*program, 5u);
+  std::lock_guard lock(fake_.mutex);
+  ASSERT_EQ(fake_.load_chunk_sizes.size(), 3u);
+  for (uint64_t size : fake_.load_chunk_sizes) EXPECT_LE(size, kChunkBytes);
+  EXPECT_EQ(fake_.loaded.streams[0], image.streams[0]);
+  EXPECT_EQ(fake_.loaded.streams[2], image.streams[2]);
+}
+
+TEST_F(FakeDaemonTest, ExecuteDeadlineFollowsTheHostTimeout) {
+  Start();
+  StatusOr<std::unique_ptr<Device>> device = Open(address_, "", std::chrono::seconds(2));
+  ASSERT_TRUE(device.ok()) << device.status().ToString();
+  std::vector<CoreExecution> cores(2);
+  cores[1].physical_core = 1;
+  ExecutionRequestOptions options;  // no host timeout: no deadline
+  StatusOr<simulator::core::ExecutionResult> result = (*device)->Execute(cores, options);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_EQ(result->duration_ps, 1234u);
+  EXPECT_EQ(result->cores.size(), 2u);
+  {
+    std::lock_guard lock(fake_.mutex);
+    EXPECT_FALSE(fake_.execute_deadline.has_value());
+  }
+  options.host_timeout = std::chrono::seconds(60);  // 60 s + the 2 s RPC deadline
+  ASSERT_TRUE((*device)->Execute(cores, options).ok());
+  {
+    std::lock_guard lock(fake_.mutex);
+    ASSERT_TRUE(fake_.execute_deadline.has_value());
+    EXPECT_GT(*fake_.execute_deadline, std::chrono::seconds(60));
+    EXPECT_LE(*fake_.execute_deadline, std::chrono::seconds(63));  // gRPC rounds up a little
+    fake_.result_cores = 1;  // a daemon answering for the wrong number of cores
+  }
+  result = (*device)->Execute(cores, options);
+  EXPECT_EQ(result.status().code(), StatusCode::kFailure);
+  EXPECT_THAT(result.status().message(), HasSubstr("breaks the protocol"));
 }
 
 TEST_F(FakeDaemonTest, SlowRpcTimesOutAtItsDeadline) {
