@@ -380,13 +380,15 @@ Status RemoteDevice::Write(MemoryHandle handle, uint64_t offset, const void* src
   header->set_size(size);
   // A failed Write means the daemon ended the call early (it refused the header, or the
   // connection broke); Finish says which.
-  bool open = writer->Write(message);
+  // buffer_hint lets gRPC coalesce messages instead of flushing each one.
+  const grpc::WriteOptions buffered = grpc::WriteOptions().set_buffer_hint();
+  bool open = writer->Write(message, size > 0 ? buffered : grpc::WriteOptions());
   if (size > 0) {
-    for (std::string_view chunk :
-         SplitChunks(std::string_view(static_cast<const char*>(src), size))) {
-      if (!open) break;
-      message.set_data(chunk.data(), chunk.size());
-      open = writer->Write(message);
+    std::vector<std::string_view> chunks =
+        SplitChunks(std::string_view(static_cast<const char*>(src), size));
+    for (size_t i = 0; open && i < chunks.size(); ++i) {
+      message.set_data(chunks[i].data(), chunks[i].size());
+      open = writer->Write(message, i + 1 < chunks.size() ? buffered : grpc::WriteOptions());
     }
   }
   if (open) writer->WritesDone();
