@@ -189,8 +189,17 @@ Status RemoteDevice::TransportError(const char* rpc, const grpc::Status& status,
     case grpc::StatusCode::DEADLINE_EXCEEDED:
       return TimeoutError(where + " did not complete " + rpc + " within its deadline of " +
                           std::to_string(deadline.count()) + " ms");
-    case grpc::StatusCode::UNAUTHENTICATED:
-      return InvalidError(where + " refused " + rpc + " (" + GrpcText(status) + ")");
+    case grpc::StatusCode::UNAUTHENTICATED: {
+      // neurond puts its NrtStatus (NRT_INVALID and why) in the error details.
+      v1::NrtStatus details;
+      Status refusal = InvalidError(status.error_message());
+      if (!status.error_details().empty() && details.ParseFromString(status.error_details()) &&
+          details.code() != 0) {
+        refusal = StatusFromProto(details);
+      }
+      return Status(refusal.code(), where + " refused " + rpc + ": " + refusal.message() +
+                                        " (gRPC UNAUTHENTICATED)");
+    }
     case grpc::StatusCode::RESOURCE_EXHAUSTED:
       return ResourceError(where + ": " + rpc + " exceeded a limit (" + GrpcText(status) + ")");
     case grpc::StatusCode::UNAVAILABLE:

@@ -168,7 +168,11 @@ class FakeNeurond final : public v1::Neurond::Service {
   grpc::Status Hello(grpc::ServerContext*, const v1::HelloRequest* request,
                      v1::HelloResponse* response) override {
     if (request->token() != token) {
-      return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, "wrong token");
+      v1::NrtStatus details;  // as neurond does
+      details.set_code(2);
+      details.set_message("the token does not match");
+      return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, "wrong token",
+                          details.SerializeAsString());
     }
     std::lock_guard lock(mutex);
     hello_pid = request->client_pid();
@@ -355,6 +359,7 @@ TEST_F(FakeDaemonTest, RefusedTokenIsInvalidNamingTheAddress) {
     EXPECT_EQ(device.status().code(), StatusCode::kInvalid);
     EXPECT_THAT(device.status().message(), HasSubstr(address_));
     EXPECT_THAT(device.status().message(), HasSubstr("UNAUTHENTICATED"));
+    EXPECT_THAT(device.status().message(), HasSubstr("the token does not match"));
   }
 }
 
