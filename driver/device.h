@@ -6,20 +6,26 @@
 // Back ends are listed in device_registry.cc and chosen by DeviceOptions::backend.
 //
 // Addresses: memory is named by an opaque MemoryHandle the back end allocates (never a host
-// pointer), so every method can cross a process boundary unchanged.
+// pointer), so every method can cross a process boundary unchanged. Programs likewise: the
+// runtime loads a ProgramImage once (a ProgramHandle) and executes it against VarBindings of
+// device memory (driver/execution_types.h); the chip model runs where the memory lives.
 //
 // Errors: every method validates its arguments against the back end's own state and returns
 // NRT_INVALID_HANDLE for an unknown handle, NRT_INVALID for out-of-range offsets/sizes/indices,
 // NRT_RESOURCE when memory is exhausted, NRT_FAILURE for cores already owned.
 //
-// Thread safety: all methods may be called concurrently from any thread.
+// Thread safety: all methods may be called concurrently from any thread; a back end may run
+// executions one at a time (the sim back end does: sim/sim_device.h).
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 
 #include "common/status_or.h"
+#include "driver/execution_types.h"
+#include "simulator/core/execution.h"
 #include "simulator/spec/instance_spec.h"
 
 namespace trnsim::driver {
@@ -82,6 +88,33 @@ class Device {
   virtual void* HostAddress(MemoryHandle handle, uint64_t offset) = 0;
   // Usage of one HBM stack across every connection.
   virtual StatusOr<HbmUsage> GetHbmUsage(int chip, int hbm) = 0;
+
+  // Programs and execution.
+  //
+  // Decodes and validates every non-empty stream of `image` for the instance's chip
+  // (isa::DecodeStream against its IsaLimits; the stream must be encoded for the engine whose
+  // slot holds it) and checks the descriptors' queues, semaphores and events against the
+  // chip. NRT_INVALID naming the engine (and, from the decoder, the instruction) on failure,
+  // with nothing kept. The handle stays valid until UnloadProgram.
+  virtual StatusOr<ProgramHandle> LoadProgram(const ProgramImage& image) = 0;
+  // Forgets a loaded program. NRT_INVALID_HANDLE if `program` is not loaded.
+  virtual Status UnloadProgram(ProgramHandle program) = 0;
+  // Runs one execution on the chip model (simulator::core::Execute): cores[i] runs its program
+  // against its bindings, all cores starting together; the result's cores are in the order of
+  // `cores`. Everything is validated before anything runs, each failure with one message:
+  //   NRT_INVALID_HANDLE  a program handle that is not loaded;
+  //   NRT_INVALID         no cores; a chip or chip-local core out of range; cores of more than
+  //                       one chip or the same core twice; a binding whose memory handle is
+  //                       unknown or whose [offset, offset+size) leaves its allocation; a
+  //                       var_id bound twice on one core; rounding_seeds neither empty nor
+  //                       one per core;
+  //   NRT_FAILURE         a core this connection has not acquired (AcquireCores).
+  // A binding of 0 bytes may name no memory (kInvalidMemoryHandle): the variable is empty.
+  // Each physical core keeps its SBUF and PSUM between executions (as on hardware); its
+  // semaphores and events start at 0 in every execution. Execution errors are the chip
+  // model's (NRT_TIMEOUT, NRT_INVALID; bound memory may be partly written).
+  virtual StatusOr<simulator::core::ExecutionResult> Execute(
+      std::span<const CoreExecution> cores, const ExecutionRequestOptions& options) = 0;
 };
 
 struct DeviceOptions {

@@ -28,7 +28,8 @@ struct ProgramImage {
 };
 
 // An HBM variable (NEFF var_id) bound to `size` bytes at `offset` of device memory `memory`
-// (a MemoryHandle of driver/device.h).
+// (a MemoryHandle of driver/device.h). The chip model sees exactly those `size` bytes as the
+// variable; a var_id the program names but no binding gives is an execution error.
 struct VarBinding {
   uint32_t var_id = 0;
   uint64_t memory = 0;
@@ -46,7 +47,8 @@ struct CoreExecution {
 struct ExecutionRequestOptions {
   std::chrono::milliseconds host_timeout{0};  // 0: none
   bool stochastic_rounding = false;
-  // Per core of the request, in order: the seed of its stochastic-rounding stream.
+  // Per core of the request, in order: the seed of its stochastic-rounding stream (the core's
+  // reference::CoreState::rounding_seed). Empty: every seed is 0.
   std::vector<uint64_t> rounding_seeds;
 };
 

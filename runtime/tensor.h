@@ -42,6 +42,8 @@ class Tensor {
   static Status Copy(const Tensor& src, uint64_t src_offset, Tensor& dst, uint64_t dst_offset,
                      uint64_t size);
 
+  // Byte offset of the tensor's first byte in its storage (a slice's window start).
+  uint64_t storage_offset() const { return offset_; }
   // Host address of the first byte, or nullptr when not host-addressable or without storage.
   void* HostAddress() const;
   // NRT_INVALID for host-side tensors.

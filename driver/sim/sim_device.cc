@@ -2,14 +2,41 @@
 
 #include <cstring>
 #include <string>
+#include <unordered_set>
 
 #include "common/log.h"
+#include "driver/sim/binding_hbm_view.h"
+#include "simulator/isa/encoding.h"
 
 namespace trnsim::driver::sim {
 namespace {
 
 std::string RangeText(uint64_t offset, uint64_t size) {
   return "[" + std::to_string(offset) + ", +" + std::to_string(size) + ")";
+}
+
+// Checks what the chip model indexes with a descriptor's numbers: its queue, semaphore and event.
+Status CheckDescriptors(const simulator::dma::DescriptorTable& table,
+                        const isa::IsaLimits& limits) {
+  for (int e = 0; e < isa::kEngineCount; ++e) {
+    for (const simulator::dma::Descriptor& d : table.per_engine[e]) {
+      std::string where = "engine " + std::string(isa::EngineName(isa::Engine(e))) +
+                          " DMA descriptor " + std::to_string(d.id) + ": ";
+      if (d.queue < 0 || d.queue >= limits.dma_queues) {
+        return InvalidError(where + "queue " + std::to_string(d.queue) + " is not below " +
+                            std::to_string(limits.dma_queues));
+      }
+      if (d.semaphore && *d.semaphore >= uint32_t(limits.semaphores)) {
+        return InvalidError(where + "semaphore " + std::to_string(*d.semaphore) +
+                            " is not below " + std::to_string(limits.semaphores));
+      }
+      if (d.event && *d.event >= uint32_t(limits.events)) {
+        return InvalidError(where + "event " + std::to_string(*d.event) + " is not below " +
+                            std::to_string(limits.events));
+      }
+    }
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -170,6 +197,132 @@ StatusOr<HbmUsage> SimDevice::GetHbmUsage(int chip, int hbm) {
   std::shared_lock lock(mutex_);
   HbmAllocator& allocator = AllocatorFor(chip, hbm);
   return HbmUsage{allocator.used_bytes(), allocator.capacity_bytes()};
+}
+
+StatusOr<ProgramHandle> SimDevice::LoadProgram(const ProgramImage& image) {
+  isa::IsaLimits limits = isa::LimitsFor(*instance_->spec().chip);
+  auto loaded = std::make_unique<LoadedProgram>();
+  for (int e = 0; e < isa::kEngineCount; ++e) {
+    const std::vector<uint8_t>& stream = image.streams[e];
+    if (stream.empty()) continue;
+    std::string where = "engine " + std::string(isa::EngineName(isa::Engine(e))) + ": ";
+    StatusOr<isa::Program> program = isa::DecodeStream(stream, limits);
+    if (!program.ok()) {
+      return Status(program.status().code(), where + program.status().message());
+    }
+    if (program->engine != isa::Engine(e)) {
+      return InvalidError(where + "the stream is encoded for engine '" +
+                          std::string(isa::EngineName(program->engine)) + "'");
+    }
+    loaded->programs[e] = std::move(*program);
+  }
+  TRNSIM_RETURN_IF_ERROR(CheckDescriptors(image.descriptors, limits));
+  loaded->descriptors = image.descriptors;
+  std::unique_lock lock(mutex_);
+  ProgramHandle handle = next_program_++;
+  programs_[handle] = std::move(loaded);
+  return handle;
+}
+
+Status SimDevice::UnloadProgram(ProgramHandle program) {
+  std::unique_lock lock(mutex_);
+  if (programs_.erase(program) == 0) {
+    return InvalidHandleError("no program with handle " + std::to_string(program));
+  }
+  return Status::Ok();
+}
+
+StatusOr<simulator::core::ExecutionResult> SimDevice::Execute(
+    std::span<const CoreExecution> cores, const ExecutionRequestOptions& options) {
+  const simulator::InstanceSpec& spec = instance_->spec();
+  const simulator::ChipSpec& chip = *spec.chip;
+  if (cores.empty()) return InvalidError("an execution needs at least one core");
+  if (!options.rounding_seeds.empty() && options.rounding_seeds.size() != cores.size()) {
+    return InvalidError(std::to_string(options.rounding_seeds.size()) +
+                        " stochastic-rounding seeds for " + std::to_string(cores.size()) +
+                        " cores (give one per core, or none)");
+  }
+
+  std::lock_guard<std::mutex> execute_lock(execute_mutex_);
+  std::shared_lock lock(mutex_);  // no bound allocation or program goes away meanwhile
+  std::vector<std::unique_ptr<BindingHbmView>> views;
+  std::vector<simulator::core::CoreRun> runs;
+  std::unordered_set<int> seen;
+  for (size_t i = 0; i < cores.size(); ++i) {
+    const CoreExecution& c = cores[i];
+    if (c.chip < 0 || c.chip >= spec.chip_count) {
+      return InvalidError("chip " + std::to_string(c.chip) + " is outside the " +
+                          std::to_string(spec.chip_count) + " chips of the instance");
+    }
+    if (c.physical_core < 0 || c.physical_core >= chip.physical_cores) {
+      return InvalidError("physical core " + std::to_string(c.physical_core) +
+                          " is outside the " + std::to_string(chip.physical_cores) +
+                          " cores of a " + chip.name + " chip");
+    }
+    std::string where =
+        "chip " + std::to_string(c.chip) + " core " + std::to_string(c.physical_core) + ": ";
+    if (c.chip != cores[0].chip) {
+      return InvalidError(where + "the cores of one execution must be on one chip (the first "
+                          "is on chip " + std::to_string(cores[0].chip) + ")");
+    }
+    if (!seen.insert(c.physical_core).second) {
+      return InvalidError(where + "the core appears twice in one execution");
+    }
+    int instance_core = c.chip * chip.physical_cores + c.physical_core;
+    if (!core_owned_[instance_core]) {
+      return FailureError(where + "NeuronCore " + std::to_string(instance_core) +
+                          " is not held by this connection (AcquireCores)");
+    }
+    auto program = programs_.find(c.program);
+    if (program == programs_.end()) {
+      return InvalidHandleError(where + "no program with handle " + std::to_string(c.program));
+    }
+    auto view = std::make_unique<BindingHbmView>();
+    for (const VarBinding& b : c.vars) {
+      std::span<uint8_t> bytes;
+      if (b.size > 0 || b.memory != kInvalidMemoryHandle) {
+        StatusOr<const Allocation*> a = Lookup(b.memory, b.offset, b.size);
+        if (!a.ok()) {
+          return InvalidError(where + "var_id " + std::to_string(b.var_id) + ": " +
+                              a.status().message());
+        }
+        bytes = std::span<uint8_t>(instance_->chip((*a)->info.chip)
+                                       .hbm((*a)->info.hbm)
+                                       .HostAddress((*a)->hbm_offset + b.offset),
+                                   b.size);
+      }
+      Status bound = view->Bind(b.var_id, bytes);
+      if (!bound.ok()) return InvalidError(where + bound.message());
+    }
+    const LoadedProgram& loaded = *program->second;
+    simulator::core::CoreRun run;
+    run.core = c.physical_core;
+    for (int e = 0; e < isa::kEngineCount; ++e) {
+      run.programs[e] = loaded.programs[e] ? &*loaded.programs[e] : nullptr;
+    }
+    run.descriptors = &loaded.descriptors;
+    run.hbm = view.get();
+    views.push_back(std::move(view));
+    runs.push_back(run);
+  }
+
+  // Everything is valid: only now touch core state.
+  for (size_t i = 0; i < cores.size(); ++i) {
+    int instance_core = cores[i].chip * chip.physical_cores + cores[i].physical_core;
+    std::unique_ptr<reference::CoreState>& state = core_states_[instance_core];
+    if (state == nullptr) state = std::make_unique<reference::CoreState>(isa::LimitsFor(chip));
+    // Synchronisation state starts clean, so waits count this execution's updates only.
+    // SBUF and PSUM persist.
+    state->sem.fill(0);
+    state->event.fill(0);
+    state->rounding = options.stochastic_rounding ? numerics::Rounding::Mode::kStochastic
+                                                  : numerics::Rounding::Mode::kNearestEven;
+    state->rounding_seed = options.rounding_seeds.empty() ? 0 : options.rounding_seeds[i];
+    runs[i].state = state.get();
+  }
+  simulator::core::ExecuteOptions execute_options;
+  execute_options.host_timeout = options.host_timeout;
+  return simulator::core::Execute(chip, runs, execute_options);
 }
 
 }  // namespace trnsim::driver::sim

@@ -1,10 +1,27 @@
 // SimDevice: the in-process back end. It owns a simulator::Instance and plays the kernel
-// driver's part for it: core ownership, per-HBM memory pools, and reads/writes of emulated HBM.
+// driver's part for it: core ownership, per-HBM memory pools, reads/writes of emulated HBM,
+// loaded programs, and execution on the chip model (simulator::core::Execute).
 // neurond hosts this same class for its clients.
+//
+// Programs: LoadProgram keeps the decoded streams and the descriptor table per handle.
+// Core state: one reference::CoreState (SBUF, PSUM, semaphores, events) per physical core of
+// the instance, created at the core's first execution and kept until the device is destroyed:
+// SBUF and PSUM persist between executions as on hardware, and memory is spent only on cores
+// that ran something. Semaphores and events are reset to 0 before every execution (the
+// runtime's job on hardware too), and the rounding mode and seed are set from the request.
+//
+// Serialisation: one mutex (execute_mutex_) around every execution, so at most one execution
+// runs on the device at a time, whatever its cores — simple and safe (a CoreState is never used
+// by two executions at once). The memory lock is held shared across an execution, so bound
+// memory cannot be freed under it (Allocate/Free wait; Read/Write/Copy/Fill proceed).
+// Executions on distinct cores could run concurrently; neurond may refine this to one lock per
+// physical core.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <unordered_map>
 #include <vector>
@@ -12,6 +29,8 @@
 #include "driver/device.h"
 #include "driver/sim/hbm_allocator.h"
 #include "simulator/instance.h"
+#include "simulator/isa/instruction.h"
+#include "simulator/reference/interpreter.h"
 
 namespace trnsim::driver::sim {
 
@@ -37,7 +56,17 @@ class SimDevice final : public Device {
   void* HostAddress(MemoryHandle handle, uint64_t offset) override;
   StatusOr<HbmUsage> GetHbmUsage(int chip, int hbm) override;
 
+  StatusOr<ProgramHandle> LoadProgram(const ProgramImage& image) override;
+  Status UnloadProgram(ProgramHandle program) override;
+  StatusOr<simulator::core::ExecutionResult> Execute(
+      std::span<const CoreExecution> cores, const ExecutionRequestOptions& options) override;
+
  private:
+  struct LoadedProgram {
+    std::array<std::optional<isa::Program>, isa::kEngineCount> programs;
+    simulator::dma::DescriptorTable descriptors;
+  };
+
   struct Allocation {
     AllocationInfo info;
     uint64_t hbm_offset;  // offset of the first byte inside the HBM stack
@@ -53,6 +82,12 @@ class SimDevice final : public Device {
   std::unordered_map<MemoryHandle, Allocation> allocations_;
   MemoryHandle next_handle_ = 1;
   std::vector<bool> core_owned_;
+  std::unordered_map<ProgramHandle, std::unique_ptr<LoadedProgram>> programs_;
+  ProgramHandle next_program_ = 1;
+
+  std::mutex execute_mutex_;  // held across every execution; guards core_states_
+  // Instance-wide physical core -> its state (created at the core's first execution).
+  std::unordered_map<int, std::unique_ptr<reference::CoreState>> core_states_;
 };
 
 }  // namespace trnsim::driver::sim

@@ -4,9 +4,10 @@
 
 #include "common/log.h"
 #include "runtime/execution/exec_report.h"
+#include "runtime/execution/host_staging.h"
 #include "runtime/execution/io_address_tables.h"
-#include "runtime/execution/subgraph_hbm_view.h"
-#include "simulator/isa/limits.h"
+#include "runtime/execution/var_bindings.h"
+#include "simulator/numerics/float_formats.h"
 
 namespace trnsim::runtime::execution {
 namespace {
@@ -24,12 +25,6 @@ Executor::Executor(driver::Device* device, const simulator::ChipSpec& chip, Exec
 
 Executor::~Executor() = default;
 
-reference::CoreState* Executor::StateOf(int physical_core) {
-  std::unique_ptr<reference::CoreState>& state = core_states_[physical_core];
-  if (state == nullptr) state = std::make_unique<reference::CoreState>(isa::LimitsFor(chip_));
-  return state.get();
-}
-
 Status Executor::Execute(const model::Model& model, const CoreLocation& where,
                          const model::SharedScratchpad& scratchpad, const IoBinding& binding,
                          int repeat) {
@@ -43,8 +38,6 @@ Status Executor::Execute(const model::Model& model, const CoreLocation& where,
 Status Executor::RunOnce(const model::Model& model, const CoreLocation& where,
                          const model::SharedScratchpad& scratchpad, const IoBinding& binding) {
   const std::vector<neff::Subgraph>& subgraphs = model.neff().subgraphs;
-  std::vector<std::unique_ptr<SubgraphHbmView>> views;
-  std::vector<simulator::core::CoreRun> runs;
   std::lock_guard<std::mutex> lock(execute_mutex_);
   uint64_t execution_index = 0;
   {
@@ -52,46 +45,42 @@ Status Executor::RunOnce(const model::Model& model, const CoreLocation& where,
     auto it = records_.find(&model);
     if (it != records_.end()) execution_index = it->second.execution_count;
   }
+  driver::AllocationRequest staging_place;
+  staging_place.chip = where.chip;
+  staging_place.hbm = where.hbm;
+  staging_place.owner_core = where.first_physical;
+  HostStaging staging(device_, staging_place);
+  std::vector<driver::CoreExecution> cores(subgraphs.size());
+  driver::ExecutionRequestOptions request;
+  request.host_timeout = options_.host_timeout;
+  request.stochastic_rounding = options_.stochastic_rounding;
   for (size_t sg = 0; sg < subgraphs.size(); ++sg) {
-    TRNSIM_RETURN_IF_ERROR(
-        WriteIoAddresses(subgraphs[sg], model.memory(static_cast<int>(sg)), binding, device_));
-    TRNSIM_ASSIGN_OR_RETURN(
-        std::unique_ptr<SubgraphHbmView> view,
-        SubgraphHbmView::Create(subgraphs[sg], model.memory(static_cast<int>(sg)), scratchpad,
-                                binding, device_));
+    const model::SubgraphMemory& memory = model.memory(static_cast<int>(sg));
+    TRNSIM_RETURN_IF_ERROR(WriteIoAddresses(subgraphs[sg], memory, binding, device_));
+    driver::CoreExecution& core = cores[sg];
     int physical = where.first_physical + static_cast<int>(sg);
-    simulator::core::CoreRun run;
-    run.core = physical % chip_.physical_cores;
-    for (int e = 0; e < isa::kEngineCount; ++e) {
-      run.programs[e] = model.programs().program(sg, static_cast<neff::EngineKind>(e));
-    }
-    run.descriptors = &model.dma_table(static_cast<int>(sg));
-    run.state = StateOf(physical);
-    // Synchronisation state starts clean: the runtime resets semaphores and events before
-    // each execution, so waits count this execution's updates only. SBUF and PSUM persist.
-    run.state->sem.fill(0);
-    run.state->event.fill(0);
+    core.program = model.program_handle(static_cast<int>(sg));
+    core.chip = physical / chip_.physical_cores;
+    core.physical_core = physical % chip_.physical_cores;
+    TRNSIM_ASSIGN_OR_RETURN(core.vars,
+                            BindVariables(subgraphs[sg], memory, scratchpad, binding, staging));
     // Stochastic rounding draws from the stream of (seed, execution n of this model, subgraph).
-    run.state->rounding = options_.stochastic_rounding ? numerics::Rounding::Mode::kStochastic
-                                                       : numerics::Rounding::Mode::kNearestEven;
-    run.state->rounding_seed =
+    request.rounding_seeds.push_back(
         (uint64_t(numerics::StochasticBits(options_.rounding_seed, execution_index)) << 32) |
         numerics::StochasticBits(options_.rounding_seed ^ 0x5bd1e9955bd1e995ull,
-                                 execution_index * 2 + sg);
-    run.hbm = view.get();
-    views.push_back(std::move(view));
-    runs.push_back(run);
+                                 execution_index * 2 + sg));
   }
 
-  simulator::core::ExecuteOptions options;
-  options.host_timeout = options_.host_timeout;
   auto started = std::chrono::steady_clock::now();
-  StatusOr<simulator::core::ExecutionResult> result =
-      simulator::core::Execute(chip_, runs, options);
+  StatusOr<simulator::core::ExecutionResult> result = device_->Execute(cores, request);
   auto host_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                      std::chrono::steady_clock::now() - started)
                      .count();
+  // Outputs in host memory get what the run wrote, even when it failed part-way (on hardware
+  // the engines write them in place).
+  Status copied = staging.CopyOut();
   if (!result.ok()) return result.status();
+  TRNSIM_RETURN_IF_ERROR(copied);
 
   if (options_.report) {
     LogLine(LogLevel::kInfo, LogComponent::kNrt, "nrt_execute",

@@ -1,29 +1,29 @@
-// Executor: runs loaded models on the chip model (simulator/core/execution.h) — the engine
-// behind nrt_execute. One per initialised Runtime.
+// Executor: runs loaded models on the Device (driver::Device::Execute, which runs the chip
+// model where the device memory lives) — the engine behind nrt_execute. One per initialised
+// Runtime.
 //
-// An execution of a model on vnc v (LNC = n) is one core::Execute call with one CoreRun per
-// physical core of v: subgraph k runs on physical core first_physical + k, with the model's
-// decoded programs and DMA descriptor table for that subgraph, a SubgraphHbmView over its
-// variables and bound tensors, and that physical core's reference::CoreState. Pointer and
-// dge-table variables referencing inputs/outputs are rewritten first (io_address_tables.h).
+// An execution of a model on vnc v (LNC = n) is one Device::Execute call with one
+// driver::CoreExecution per physical core of v: subgraph k runs on physical core
+// first_physical + k with the program the model loaded for it (Model::program_handle) and a
+// VarBinding for every HBM variable (var_bindings.h). Host-side input/output tensors are staged
+// in temporary device memory for the run (host_staging.h). Pointer and dge-table variables
+// referencing inputs/outputs are rewritten first (io_address_tables.h).
 //
-// Core state: one reference::CoreState (SBUF, PSUM, semaphores, events) per physical core,
-// created at the core's first execution and kept until the Executor is destroyed (nrt_close):
-// SBUF and PSUM persist between executions as on hardware, and memory is spent only on cores
-// that ran something. Semaphores and events are reset to 0 before every execution (the
-// runtime's job on hardware too): a kernel's waits count its own execution's updates.
+// Core state (SBUF/PSUM persistence, semaphore and event reset) lives in the device back end
+// (driver/sim/sim_device.h). Stochastic rounding: the seed of subgraph k's core in execution n
+// of a model derives from (NEURON_RT_STOCHASTIC_ROUNDING_SEED, n, k) and is passed per core.
 //
-// Serialisation: one mutex around every core::Execute call, so at most one execution runs in
-// the process at a time, whatever its core. Simple and safe (CoreStates and the shared
-// scratchpad are never used by two executions at once); executions on distinct cores could run
-// concurrently — the neurond milestone refines this to one lock per physical core.
+// Serialisation: one mutex around every run (address rewriting, staging, Device::Execute), so
+// at most one execution runs in the process at a time; the device serialises its executions
+// too (one per device).
 //
 // Statistics: the result of each model's last successful execution and its execution count are
 // kept until Forget (nrt_unload). With `report` set (TRNSIM_EXEC_REPORT) every execution writes
 // one INFO line (exec_report.h).
 //
-// Errors: the chip model's NRT_TIMEOUT / NRT_INVALID, and NRT_FAILURE when device memory is not
-// host-addressable; each prefixed with the model's name and vnc. Thread safety: all methods.
+// Errors: the device's (NRT_TIMEOUT / NRT_INVALID from the chip model, NRT_RESOURCE when a host
+// tensor cannot be staged), each prefixed with the model's name and vnc. Thread safety: all
+// methods.
 #pragma once
 
 #include <chrono>
@@ -41,7 +41,6 @@
 #include "runtime/model/model.h"
 #include "runtime/model/shared_scratchpad.h"
 #include "simulator/core/execution.h"
-#include "simulator/reference/interpreter.h"
 #include "simulator/spec/chip_spec.h"
 
 namespace trnsim::runtime::execution {
@@ -79,14 +78,12 @@ class Executor {
  private:
   Status RunOnce(const model::Model& model, const CoreLocation& where,
                  const model::SharedScratchpad& scratchpad, const IoBinding& binding);
-  reference::CoreState* StateOf(int physical_core);
 
   driver::Device* device_;
   const simulator::ChipSpec& chip_;
   ExecutorOptions options_;
 
-  std::mutex execute_mutex_;  // held across core::Execute; guards core_states_
-  std::unordered_map<int, std::unique_ptr<reference::CoreState>> core_states_;
+  std::mutex execute_mutex_;  // held across every run
   mutable std::mutex records_mutex_;  // guards records_
   std::unordered_map<const model::Model*, ExecutionRecord> records_;
 };

@@ -2,9 +2,9 @@
 // tensors into the subgraph's pointer and dge-table variables that reference them
 // (SubgraphMemory writes 0 there at load; see subgraph_memory.h). A pointer holds one 8-byte
 // little-endian address; a dge-table entry i is at byte 8·i. A device tensor's address is its
-// first byte's physical address (a slice's window start); a host-side tensor has no device
-// address and is written as 0 (on hardware the runtime would stage it in device memory first;
-// trnsim's engines read the tensor through the HbmView, never through these words).
+// first byte's physical address (a slice's window start); a host-side tensor is written as 0
+// (the executor stages it in temporary device memory for the run, host_staging.h, but trnsim's
+// engines reach every variable through its VarBinding, never through these words).
 //
 // Errors: NRT_FAILURE from the device write. Thread safety: the caller serialises executions.
 #pragma once

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "common/log.h"
 #include "runtime/model/variable_check.h"
 
 namespace trnsim::runtime::model {
@@ -70,6 +71,7 @@ StatusOr<std::unique_ptr<Model>> Model::Load(neff::Neff neff, const LoadTarget& 
   std::unique_ptr<Model> model(new Model(std::move(neff), target, std::move(programs)));
   model->dma_tables_ = std::move(tables);
   TRNSIM_RETURN_IF_ERROR(model->Place());  // on failure the destructor releases everything
+  if (!model->foreign()) TRNSIM_RETURN_IF_ERROR(model->LoadPrograms());
   return model;
 }
 
@@ -101,7 +103,32 @@ Status Model::Place() {
   return Status::Ok();
 }
 
+Status Model::LoadPrograms() {
+  for (size_t k = 0; k < neff_.subgraphs.size(); ++k) {
+    const neff::Subgraph& subgraph = neff_.subgraphs[k];
+    driver::ProgramImage image;
+    // isa::Engine and neff::EngineKind share their numbering.
+    for (const neff::EngineProgram& engine : subgraph.engines) {
+      image.streams[static_cast<size_t>(engine.engine)] = engine.instructions;
+    }
+    image.descriptors = dma_tables_[k];
+    StatusOr<driver::ProgramHandle> handle = target_.device->LoadProgram(image);
+    if (!handle.ok()) {
+      return Status(handle.status().code(), subgraph.name + ": " + handle.status().message());
+    }
+    program_handles_.push_back(*handle);
+  }
+  return Status::Ok();
+}
+
 Model::~Model() {
+  for (driver::ProgramHandle handle : program_handles_) {
+    Status unloaded = target_.device->UnloadProgram(handle);
+    if (!unloaded.ok()) {
+      TRNSIM_LOG(Warn, Nrt) << "model '" << name() << "': program not unloaded: "
+                            << unloaded.message();
+    }
+  }
   if (attached_) target_.scratchpad->Detach(this);
   memory_.clear();
 }

@@ -17,6 +17,9 @@
 // Then it allocates: subgraph k's variables go on physical core first_physical + k, all in the
 // vnc's HBM stack and charged to the vnc. Device OOM is NRT_RESOURCE naming the variable and
 // its bytes, and everything already allocated for the model is released (no partial model).
+// Last, unless foreign, it loads one driver::ProgramImage per subgraph through the Device
+// (Device::LoadProgram: the subgraph's engine streams and its DMA descriptor table) and keeps
+// the handles for execution; they are unloaded with the model. A foreign model loads none.
 //
 // A Model keeps its Neff (the execution milestone reads its DMA descriptors and queue sets),
 // minus the constant files, which live in HBM once written, and one dma::DescriptorTable per
@@ -85,6 +88,11 @@ class Model final : public ScratchpadUser {
   const simulator::dma::DescriptorTable& dma_table(int subgraph) const {
     return dma_tables_[subgraph];
   }
+  // The device program of subgraph `subgraph` (driver::kInvalidProgramHandle when foreign).
+  driver::ProgramHandle program_handle(int subgraph) const {
+    return subgraph < static_cast<int>(program_handles_.size()) ? program_handles_[subgraph]
+                                                                : driver::kInvalidProgramHandle;
+  }
   // Bytes of device memory the model holds itself (the shared scratchpad is not counted).
   uint64_t bytes_reserved() const;
 
@@ -95,6 +103,7 @@ class Model final : public ScratchpadUser {
   Model(neff::Neff neff, const LoadTarget& target, EnginePrograms programs)
       : neff_(std::move(neff)), target_(target), programs_(std::move(programs)) {}
   Status Place();
+  Status LoadPrograms();
 
   neff::Neff neff_;
   LoadTarget target_;
@@ -103,6 +112,7 @@ class Model final : public ScratchpadUser {
 
   std::vector<std::unique_ptr<SubgraphMemory>> memory_;  // one per subgraph
   bool attached_ = false;                                // to target_.scratchpad
+  std::vector<driver::ProgramHandle> program_handles_;   // one per subgraph; empty if foreign
 };
 
 }  // namespace trnsim::runtime::model

@@ -156,6 +156,34 @@ TEST_F(ExecutionTest, SlicesAndHostTensorsBindTheirWindow) {
   ExpectSum(host_out);
 }
 
+TEST_F(ExecutionTest, HostInputsAndOutputsAreStagedInDeviceMemoryAndFreedAfter) {
+  // Every tensor in host memory: the runtime copies them through temporary device memory.
+  Tensor* a = NewTensor(kVectorAddBytes, "a_host", 0, Placement::kHost);
+  Tensor* b = NewTensor(kVectorAddBytes, "b_host", 0, Placement::kHost);
+  Tensor* out = NewTensor(kVectorAddBytes, "out_host", 0, Placement::kHost);
+  ASSERT_TRUE(a && b && out);
+  Write(a, Read(a_, kVectorAddBytes));
+  Write(b, Read(b_, kVectorAddBytes));
+  ASSERT_TRUE(rt().AddToTensorSet(in_, "a", a).ok());
+  ASSERT_TRUE(rt().AddToTensorSet(in_, "b", b).ok());
+  ASSERT_TRUE(rt().AddToTensorSet(out_, "out", out).ok());
+  StatusOr<driver::HbmUsage> before = rt().device()->GetHbmUsage(0, 0);
+  ASSERT_TRUE(before.ok());
+  ASSERT_TRUE(rt().Execute(model_, in_, out_, 2).ok());
+  ExpectSum(out);
+  StatusOr<driver::HbmUsage> after = rt().device()->GetHbmUsage(0, 0);
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(after->used_bytes, before->used_bytes);  // the staging blocks are gone
+}
+
+TEST_F(ExecutionTest, TheModelsProgramLivesOnTheDeviceUntilUnload) {
+  driver::ProgramHandle program = model_->program_handle(0);
+  ASSERT_NE(program, driver::kInvalidProgramHandle);
+  ASSERT_TRUE(rt().UnloadModel(model_).ok());
+  model_ = nullptr;
+  EXPECT_EQ(rt().device()->UnloadProgram(program).code(), StatusCode::kInvalidHandle);
+}
+
 TEST_F(ExecutionTest, RepeatRunsEveryTime) {
   BindAll();
   ASSERT_TRUE(rt().Execute(model_, in_, out_, 3).ok());

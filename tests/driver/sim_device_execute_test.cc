@@ -1,0 +1,290 @@
+// Programs and execution on the sim back end (Device::LoadProgram / UnloadProgram / Execute):
+// decoding and validation at load, every argument check of Execute (each refusal leaves memory
+// untouched), and programs running against bound device memory — offsets honoured, SBUF kept
+// per physical core between executions.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "driver/device.h"
+#include "simulator/isa/encoding.h"
+#include "simulator/spec/instance_spec.h"
+
+namespace trnsim::driver {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr uint32_t kSrcVar = 1;
+constexpr uint32_t kDstVar = 2;
+
+// 16 fp32 (64 bytes) from var1 to var2.
+constexpr char kCopyProgram[] =
+    ".engine sp\n"
+    "dma_copy dst=hbm[var2 + 0, [1 x 16, 16 x 1]] fp32 src=hbm[var1 + 0, [1 x 16, 16 x 1]] fp32\n"
+    "notify_end\n";
+// 16 fp32 from var1 into SBUF partition 0, and from there to var2.
+constexpr char kToSbufProgram[] =
+    ".engine sp\n"
+    "dma_copy dst=sbuf[p0:1, 0 + [16 x 1]] fp32 src=hbm[var1 + 0, [1 x 16, 16 x 1]] fp32\n"
+    "notify_end\n";
+constexpr char kFromSbufProgram[] =
+    ".engine sp\n"
+    "dma_copy dst=hbm[var2 + 0, [1 x 16, 16 x 1]] fp32 src=sbuf[p0:1, 0 + [16 x 1]] fp32\n"
+    "notify_end\n";
+
+std::vector<uint8_t> Pattern(size_t size, uint8_t seed) {
+  std::vector<uint8_t> bytes(size);
+  for (size_t i = 0; i < size; ++i) bytes[i] = static_cast<uint8_t>(seed + i * 7);
+  return bytes;
+}
+
+// The stream of `text` encoded for Trainium2.
+std::vector<uint8_t> Encode(const std::string& text) {
+  StatusOr<isa::Program> program = isa::ParseProgram(text);
+  EXPECT_TRUE(program.ok()) << program.status().ToString();
+  if (!program.ok()) return {};
+  StatusOr<std::vector<uint8_t>> stream = isa::EncodeStream(
+      program->engine, program->instructions, isa::LimitsFor(simulator::Trainium2Spec()));
+  EXPECT_TRUE(stream.ok()) << stream.status().ToString();
+  return stream.ok() ? *stream : std::vector<uint8_t>{};
+}
+
+ProgramImage SpImage(const std::string& text) {
+  ProgramImage image;
+  image.streams[static_cast<size_t>(isa::Engine::kSp)] = Encode(text);
+  return image;
+}
+
+class SimDeviceExecuteTest : public ::testing::Test {
+ protected:
+  void SetUp() override { Open("trn2.3xlarge"); }
+
+  void Open(const char* instance) {
+    DeviceOptions options;
+    options.instance = *simulator::FindInstanceSpec(instance);
+    StatusOr<std::unique_ptr<Device>> device = OpenDevice(options);
+    ASSERT_TRUE(device.ok()) << device.status().ToString();
+    device_ = std::move(device).value();
+  }
+
+  MemoryHandle MustAllocate(uint64_t size, int chip = 0) {
+    AllocationRequest request;
+    request.chip = chip;
+    request.size_bytes = size;
+    StatusOr<AllocationInfo> info = device_->Allocate(request);
+    EXPECT_TRUE(info.ok()) << info.status().ToString();
+    return info.ok() ? info->handle : kInvalidMemoryHandle;
+  }
+
+  ProgramHandle MustLoad(const std::string& text) {
+    StatusOr<ProgramHandle> handle = device_->LoadProgram(SpImage(text));
+    EXPECT_TRUE(handle.ok()) << handle.status().ToString();
+    return handle.ok() ? *handle : kInvalidProgramHandle;
+  }
+
+  std::vector<uint8_t> ReadAll(MemoryHandle handle, uint64_t size) {
+    std::vector<uint8_t> bytes(size);
+    Status read = device_->Read(handle, 0, bytes.data(), size);
+    EXPECT_TRUE(read.ok()) << read.ToString();
+    return bytes;
+  }
+
+  // A copy of 64 bytes at src+128 to dst+64 on core `core` of chip 0.
+  CoreExecution CopyOn(ProgramHandle program, int core) {
+    CoreExecution c;
+    c.program = program;
+    c.physical_core = core;
+    c.vars = {VarBinding{kSrcVar, src_, 128, 64}, VarBinding{kDstVar, dst_, 64, 64}};
+    return c;
+  }
+
+  // Sets up src_ (256 bytes, a pattern at 128) and dst_ (256 zero bytes).
+  void MakeBuffers() {
+    src_ = MustAllocate(256);
+    dst_ = MustAllocate(256);
+    source_ = Pattern(64, 3);
+    ASSERT_TRUE(device_->Write(src_, 128, source_.data(), source_.size()).ok());
+  }
+
+  // Runs one core and expects a refusal with `code` whose message holds `text`; dst_ stays zero.
+  void ExpectRefused(std::vector<CoreExecution> cores, StatusCode code, const std::string& text,
+                     const ExecutionRequestOptions& options = {}) {
+    StatusOr<simulator::core::ExecutionResult> result = device_->Execute(cores, options);
+    ASSERT_FALSE(result.ok());
+    EXPECT_EQ(result.status().code(), code) << result.status().ToString();
+    EXPECT_THAT(result.status().message(), HasSubstr(text));
+    EXPECT_EQ(ReadAll(dst_, 256), std::vector<uint8_t>(256, 0));
+  }
+
+  std::unique_ptr<Device> device_;
+  MemoryHandle src_ = kInvalidMemoryHandle;
+  MemoryHandle dst_ = kInvalidMemoryHandle;
+  std::vector<uint8_t> source_;
+};
+
+TEST_F(SimDeviceExecuteTest, CopyProgramMovesBoundBytesAtTheirOffsets) {
+  MakeBuffers();
+  ProgramHandle program = MustLoad(kCopyProgram);
+  ASSERT_TRUE(device_->AcquireCores(2, 1).ok());
+  std::vector<CoreExecution> cores = {CopyOn(program, 2)};
+  StatusOr<simulator::core::ExecutionResult> result = device_->Execute(cores, {});
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+
+  std::vector<uint8_t> expected(256, 0);
+  std::copy(source_.begin(), source_.end(), expected.begin() + 64);
+  EXPECT_EQ(ReadAll(dst_, 256), expected);
+  ASSERT_EQ(result->cores.size(), 1u);
+  EXPECT_EQ(result->cores[0].core, 2);
+  EXPECT_EQ(result->cores[0].hbm_read_bytes, 64u);
+  EXPECT_EQ(result->cores[0].hbm_write_bytes, 64u);
+  // dma_copy and notify_end
+  EXPECT_EQ(result->cores[0].engines[static_cast<size_t>(isa::Engine::kSp)].instructions, 2u);
+  EXPECT_GT(result->duration_ps, 0);
+}
+
+TEST_F(SimDeviceExecuteTest, SbufPersistsOnACoreBetweenExecutionsAndNotAcrossCores) {
+  MakeBuffers();
+  ProgramHandle load = MustLoad(kToSbufProgram);
+  ProgramHandle store = MustLoad(kFromSbufProgram);
+  ASSERT_TRUE(device_->AcquireCores(0, 2).ok());
+  std::vector<CoreExecution> first = {CopyOn(load, 0)};
+  ASSERT_TRUE(device_->Execute(first, {}).ok());
+
+  std::vector<CoreExecution> other_core = {CopyOn(store, 1)};
+  ASSERT_TRUE(device_->Execute(other_core, {}).ok());
+  EXPECT_EQ(ReadAll(dst_, 256), std::vector<uint8_t>(256, 0));  // core 1's SBUF is fresh
+
+  std::vector<CoreExecution> same_core = {CopyOn(store, 0)};
+  ASSERT_TRUE(device_->Execute(same_core, {}).ok());
+  std::vector<uint8_t> expected(256, 0);
+  std::copy(source_.begin(), source_.end(), expected.begin() + 64);
+  EXPECT_EQ(ReadAll(dst_, 256), expected);
+}
+
+TEST_F(SimDeviceExecuteTest, LoadProgramRefusesACorruptStreamNamingTheEngine) {
+  ProgramImage image = SpImage(kCopyProgram);
+  std::vector<uint8_t>& stream = image.streams[static_cast<size_t>(isa::Engine::kSp)];
+  ASSERT_GT(stream.size(), isa::kStreamHeaderBytes);
+  stream[isa::kStreamHeaderBytes + 1] ^= 0x5a;  // the body no longer matches its CRC
+  StatusOr<ProgramHandle> handle = device_->LoadProgram(image);
+  ASSERT_FALSE(handle.ok());
+  EXPECT_EQ(handle.status().code(), StatusCode::kInvalid);
+  EXPECT_THAT(handle.status().message(), HasSubstr("engine sp"));
+
+  stream.resize(10);  // truncated header
+  handle = device_->LoadProgram(image);
+  ASSERT_FALSE(handle.ok());
+  EXPECT_EQ(handle.status().code(), StatusCode::kInvalid);
+}
+
+TEST_F(SimDeviceExecuteTest, LoadProgramRefusesAStreamInAnotherEnginesSlot) {
+  ProgramImage image;
+  image.streams[static_cast<size_t>(isa::Engine::kPe)] = Encode(kCopyProgram);
+  StatusOr<ProgramHandle> handle = device_->LoadProgram(image);
+  ASSERT_FALSE(handle.ok());
+  EXPECT_EQ(handle.status().code(), StatusCode::kInvalid);
+  EXPECT_THAT(handle.status().message(), HasSubstr("engine pe: the stream is encoded for engine 'sp'"));
+}
+
+TEST_F(SimDeviceExecuteTest, LoadProgramRefusesADescriptorOnAQueueTheChipLacks) {
+  ProgramImage image = SpImage(kCopyProgram);
+  simulator::dma::Descriptor d;
+  d.id = 4;
+  d.queue = 1000;
+  image.descriptors.per_engine[static_cast<size_t>(isa::Engine::kSp)].push_back(d);
+  StatusOr<ProgramHandle> handle = device_->LoadProgram(image);
+  ASSERT_FALSE(handle.ok());
+  EXPECT_EQ(handle.status().code(), StatusCode::kInvalid);
+  EXPECT_THAT(handle.status().message(), HasSubstr("DMA descriptor 4: queue 1000"));
+}
+
+TEST_F(SimDeviceExecuteTest, UnknownProgramHandlesAreRefused) {
+  MakeBuffers();
+  ASSERT_TRUE(device_->AcquireCores(0, 1).ok());
+  EXPECT_EQ(device_->UnloadProgram(kInvalidProgramHandle).code(), StatusCode::kInvalidHandle);
+  ProgramHandle program = MustLoad(kCopyProgram);
+  ASSERT_TRUE(device_->UnloadProgram(program).ok());
+  EXPECT_EQ(device_->UnloadProgram(program).code(), StatusCode::kInvalidHandle);
+  ExpectRefused({CopyOn(program, 0)}, StatusCode::kInvalidHandle, "no program with handle");
+}
+
+TEST_F(SimDeviceExecuteTest, BindingsOutsideTheirAllocationOrOfUnknownMemoryAreRefused) {
+  MakeBuffers();
+  ProgramHandle program = MustLoad(kCopyProgram);
+  ASSERT_TRUE(device_->AcquireCores(0, 1).ok());
+  CoreExecution past_end = CopyOn(program, 0);
+  past_end.vars[1].offset = 256 - 32;  // 64 bytes from there pass the 256-byte allocation
+  ExpectRefused({past_end}, StatusCode::kInvalid, "var_id 2: range");
+
+  CoreExecution huge_offset = CopyOn(program, 0);
+  huge_offset.vars[0].offset = ~uint64_t{0} - 8;  // offset + size would wrap
+  ExpectRefused({huge_offset}, StatusCode::kInvalid, "var_id 1: range");
+
+  CoreExecution unknown = CopyOn(program, 0);
+  unknown.vars[0].memory = 987654;
+  ExpectRefused({unknown}, StatusCode::kInvalid, "no device memory with handle 987654");
+
+  MemoryHandle freed = MustAllocate(256);
+  ASSERT_TRUE(device_->Free(freed).ok());
+  CoreExecution stale = CopyOn(program, 0);
+  stale.vars[0].memory = freed;
+  ExpectRefused({stale}, StatusCode::kInvalid, "no device memory with handle");
+
+  CoreExecution twice = CopyOn(program, 0);
+  twice.vars.push_back(VarBinding{kDstVar, dst_, 0, 64});
+  ExpectRefused({twice}, StatusCode::kInvalid, "var_id 2 is bound twice");
+}
+
+TEST_F(SimDeviceExecuteTest, AnUnboundVariableIsAnExecutionError) {
+  MakeBuffers();
+  ProgramHandle program = MustLoad(kCopyProgram);
+  ASSERT_TRUE(device_->AcquireCores(0, 1).ok());
+  CoreExecution missing = CopyOn(program, 0);
+  missing.vars.pop_back();  // var2 unbound
+  ExpectRefused({missing}, StatusCode::kInvalid, "var_id 2");
+}
+
+TEST_F(SimDeviceExecuteTest, CoresNotAcquiredByThisConnectionAreRefused) {
+  MakeBuffers();
+  ProgramHandle program = MustLoad(kCopyProgram);
+  ExpectRefused({CopyOn(program, 3)}, StatusCode::kFailure, "NeuronCore 3 is not held");
+  ASSERT_TRUE(device_->AcquireCores(3, 1).ok());
+  device_->ReleaseCores(3, 1);
+  ExpectRefused({CopyOn(program, 3)}, StatusCode::kFailure, "NeuronCore 3 is not held");
+}
+
+TEST_F(SimDeviceExecuteTest, CoreListsAndSeedsAreChecked) {
+  MakeBuffers();
+  ProgramHandle program = MustLoad(kCopyProgram);
+  ASSERT_TRUE(device_->AcquireCores(0, 8).ok());
+  ExpectRefused({}, StatusCode::kInvalid, "at least one core");
+  ExpectRefused({CopyOn(program, 0), CopyOn(program, 0)}, StatusCode::kInvalid,
+                "appears twice");
+  ExpectRefused({CopyOn(program, 8)}, StatusCode::kInvalid, "physical core 8 is outside");
+  CoreExecution other_chip = CopyOn(program, 0);
+  other_chip.chip = 1;
+  ExpectRefused({other_chip}, StatusCode::kInvalid, "chip 1 is outside the 1 chips");
+  ExecutionRequestOptions seeds;
+  seeds.rounding_seeds = {1, 2};
+  ExpectRefused({CopyOn(program, 0)}, StatusCode::kInvalid, "2 stochastic-rounding seeds for 1",
+                seeds);
+  seeds.rounding_seeds = {1};
+  std::vector<CoreExecution> one = {CopyOn(program, 0)};
+  EXPECT_TRUE(device_->Execute(one, seeds).ok());
+}
+
+TEST_F(SimDeviceExecuteTest, CoresOfOneExecutionMustShareAChip) {
+  Open("trn2.48xlarge");
+  MakeBuffers();
+  ProgramHandle program = MustLoad(kCopyProgram);
+  ASSERT_TRUE(device_->AcquireCores(0, 16).ok());  // chips 0 and 1
+  CoreExecution on_chip1 = CopyOn(program, 0);
+  on_chip1.chip = 1;
+  ExpectRefused({CopyOn(program, 1), on_chip1}, StatusCode::kInvalid, "must be on one chip");
+}
+
+}  // namespace
+}  // namespace trnsim::driver
