@@ -78,7 +78,7 @@ void NeurondService::EndSession(const std::shared_ptr<Session>& session, const c
   TRNSIM_LOG(Info, Tool) << "session " << session->identity().id << " closed (" << reason
                          << "): released " << released.cores << " cores, "
                          << released.allocations << " allocations (" << released.bytes
-                         << " bytes)";
+                         << " bytes), unloaded " << released.programs << " programs";
 }
 
 grpc::Status NeurondService::Hello(grpc::ServerContext* context, const v1::HelloRequest* request,
@@ -243,6 +243,7 @@ grpc::Status NeurondService::Status(grpc::ServerContext* context, const v1::Stat
       usage->set_category(remote::ToProto(memory.category));
       usage->set_bytes(memory.bytes);
     }
+    out->set_loaded_programs(session->loaded_programs());
     out->set_executions(session->executions());
     out->set_failed_executions(session->failed_executions());
   }

@@ -14,7 +14,11 @@
 // multiples of lnc), as a real instance configured for that LNC does.
 //
 // Shutdown: BeginShutdown() makes every Attach stream send KIND_SHUTTING_DOWN and end (so the
-// server's Shutdown can drain); CloseAllSessions() then ends every session.
+// server's Shutdown can drain); CloseAllSessions() then ends every session. An execution in
+// flight runs to its end (or its host timeout) — the chip model cannot be stopped midway — so
+// no memory is left half-written by the shutdown itself.
+// Status counts, per physical core, the executions that completed on it and their simulated
+// duration; per session, every execution that reached the Device and those that failed.
 //
 // Thread safety: gRPC calls the RPCs from many threads at once; all state is locked.
 #pragma once
@@ -86,6 +90,15 @@ class NeurondService final : public v1::Neurond::Service {
                     v1::FillResponse* response) override;
   grpc::Status GetHbmUsage(grpc::ServerContext* context, const v1::HbmRef* request,
                            v1::GetHbmUsageResponse* response) override;
+
+  // Programs and execution (service_programs.cc).
+  grpc::Status LoadProgram(grpc::ServerContext* context,
+                           grpc::ServerReader<v1::LoadProgramRequest>* reader,
+                           v1::LoadProgramResponse* response) override;
+  grpc::Status UnloadProgram(grpc::ServerContext* context, const v1::ProgramRef* request,
+                             v1::UnloadProgramResponse* response) override;
+  grpc::Status Execute(grpc::ServerContext* context, const v1::ExecuteRequest* request,
+                       v1::ExecuteResponse* response) override;
 
   grpc::Status Status(grpc::ServerContext* context, const v1::StatusRequest* request,
                       v1::StatusResponse* response) override;

@@ -155,6 +155,69 @@ uint64_t Session::memory_bytes() const {
   return memory_bytes_;
 }
 
+StatusOr<driver::ProgramHandle> Session::LoadProgram(const driver::ProgramImage& image) {
+  std::lock_guard lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckOpen());
+  TRNSIM_ASSIGN_OR_RETURN(driver::ProgramHandle device_handle, device_->LoadProgram(image));
+  const driver::ProgramHandle handle = next_program_++;
+  programs_[handle] = device_handle;
+  return handle;
+}
+
+Status Session::UnloadProgram(driver::ProgramHandle program) {
+  std::lock_guard lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckOpen());
+  auto it = programs_.find(program);
+  if (it == programs_.end()) {
+    return InvalidHandleError("no program with handle " + std::to_string(program) +
+                              " in this session");
+  }
+  TRNSIM_RETURN_IF_ERROR(device_->UnloadProgram(it->second));
+  programs_.erase(it);
+  return Status::Ok();
+}
+
+uint32_t Session::loaded_programs() const {
+  std::lock_guard lock(mutex_);
+  return static_cast<uint32_t>(programs_.size());
+}
+
+Status Session::PrepareExecution(std::vector<driver::CoreExecution>* cores) const {
+  std::lock_guard lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckOpen());
+  const simulator::InstanceSpec& spec = device_->instance_spec();
+  const int per_chip = spec.chip->physical_cores;
+  for (driver::CoreExecution& core : *cores) {
+    if (core.chip < 0 || core.chip >= spec.chip_count || core.physical_core < 0 ||
+        core.physical_core >= per_chip) {
+      return InvalidError("core " + std::to_string(core.physical_core) + " of chip " +
+                          std::to_string(core.chip) + " is not on this instance");
+    }
+    const int physical = core.chip * per_chip + core.physical_core;
+    if (!cores_held_[physical]) {
+      return FailureError("NeuronCore " + std::to_string(physical) +
+                          " is not held by this session (AcquireCores)");
+    }
+    auto program = programs_.find(core.program);
+    if (program == programs_.end()) {
+      return InvalidHandleError("no program with handle " + std::to_string(core.program) +
+                                " in this session");
+    }
+    core.program = program->second;
+    for (driver::VarBinding& var : core.vars) {
+      if (var.memory == driver::kInvalidMemoryHandle && var.size == 0) continue;  // empty
+      auto memory = memory_.find(var.memory);
+      if (memory == memory_.end()) {
+        return InvalidHandleError("variable " + std::to_string(var.var_id) +
+                                  " names no device memory of this session (handle " +
+                                  std::to_string(var.memory) + ")");
+      }
+      var.memory = memory->second.device_handle;
+    }
+  }
+  return Status::Ok();
+}
+
 void Session::CountExecution(bool ok) {
   std::lock_guard lock(mutex_);
   ++executions_;
@@ -185,6 +248,11 @@ Session::Released Session::Close() {
       released.bytes += memory.info.size_bytes;
     }
     memory_.clear();
+    for (const auto& [handle, device_handle] : programs_) {
+      (void)device_->UnloadProgram(device_handle);
+      ++released.programs;
+    }
+    programs_.clear();
     bytes_by_category_.clear();
     memory_bytes_ = 0;
     for (int c = 0; c < static_cast<int>(cores_held_.size()); ++c) {

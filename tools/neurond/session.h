@@ -9,7 +9,11 @@
 // ReleaseCores releases only cores this session holds.
 // Memory: an allocation that would take the session's bytes above max_memory_bytes (0: no
 // limit) is NRT_RESOURCE; an owner_core outside the instance is NRT_INVALID.
-// Close() releases everything on the Device; afterwards every call is NRT_FAILURE ("session
+// Programs: the session's program handles map to the Device's like memory handles do.
+// Execute: PrepareExecution checks that the session holds every core of the request (the Device
+// only knows that *some* session holds it: NRT_FAILURE otherwise) and rewrites the request's
+// program and memory handles into the Device's.
+// Close() releases everything on the Device (programs unloaded too); afterwards every call is NRT_FAILURE ("session
 // ended"), so an RPC still in flight when the session ends cannot leak memory.
 //
 // Thread safety: all methods may be called concurrently.
@@ -26,6 +30,7 @@
 
 #include "common/status_or.h"
 #include "driver/device.h"
+#include "driver/execution_types.h"
 
 namespace trnsim::neurond {
 
@@ -78,6 +83,11 @@ class Session {
   std::vector<SessionMemory> MemoryUsage() const;
   uint64_t memory_bytes() const;
 
+  StatusOr<driver::ProgramHandle> LoadProgram(const driver::ProgramImage& image);
+  Status UnloadProgram(driver::ProgramHandle program);
+  uint32_t loaded_programs() const;
+  Status PrepareExecution(std::vector<driver::CoreExecution>* cores) const;
+
   void CountExecution(bool ok);
   uint64_t executions() const;
   uint64_t failed_executions() const;
@@ -87,6 +97,7 @@ class Session {
     int cores = 0;
     int allocations = 0;
     uint64_t bytes = 0;
+    int programs = 0;
   };
   Released Close();
   bool closed() const;
@@ -108,6 +119,8 @@ class Session {
   driver::MemoryHandle next_handle_ = 1;
   uint64_t memory_bytes_ = 0;
   std::map<std::tuple<int, int, driver::MemoryCategory>, uint64_t> bytes_by_category_;
+  std::map<driver::ProgramHandle, driver::ProgramHandle> programs_;  // session -> Device
+  driver::ProgramHandle next_program_ = 1;
   uint64_t executions_ = 0;
   uint64_t failed_executions_ = 0;
 };

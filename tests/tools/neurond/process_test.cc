@@ -73,6 +73,78 @@ TEST(NeurondProcessTest, ServesThenDrainsOnSigterm) {
   EXPECT_EQ(WaitExit(pid, std::chrono::seconds(20)), 0);
 }
 
+// A client process killed with SIGKILL leaves nothing held: its cores and memory are back once
+// the daemon sees the connection drop. The client is forked before this process uses gRPC.
+TEST(NeurondProcessTest, AKilledClientLeavesNothingHeld) {
+  TempDir dir;
+  const std::string address = "unix:" + (dir.path() / "sock").string();
+  pid_t daemon = Spawn({NEUROND_PATH, "--listen", address, "--instance", "trn2.3xlarge"});
+  ASSERT_GT(daemon, 0);
+  for (int i = 0; i < 500 && !std::filesystem::exists(dir.path() / "sock"); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  pid_t victim = fork();
+  if (victim == 0) {
+    close(ready[0]);
+    RawClient client(address);
+    v1::HelloResponse hello;
+    v1::AllocationRequest request;
+    request.set_size_bytes(8 << 20);
+    request.set_alignment_bytes(64);
+    request.set_category(v1::MEMORY_CATEGORY_TENSOR);
+    v1::AllocateResponse allocated;
+    v1::CoreRange cores;
+    cores.set_first_physical_core(0);
+    cores.set_count(4);
+    v1::AcquireCoresResponse acquired;
+    bool ok = client.Hello("", &hello).ok() && client.Attach() &&
+              client.stub().Allocate(client.Context().get(), request, &allocated).ok() &&
+              allocated.status().code() == 0 &&
+              client.stub().AcquireCores(client.Context().get(), cores, &acquired).ok() &&
+              acquired.status().code() == 0;
+    char byte = ok ? '1' : '0';
+    (void)!write(ready[1], &byte, 1);
+    pause();
+    _exit(0);
+  }
+  close(ready[1]);
+  char byte = 0;
+  ASSERT_EQ(read(ready[0], &byte, 1), 1);
+  close(ready[0]);
+  EXPECT_EQ(byte, '1') << "the client could not set up its session";
+
+  RawClient observer(address);
+  v1::HelloResponse hello;
+  ASSERT_TRUE(observer.Hello("", &hello).ok());
+  ASSERT_TRUE(observer.Attach());
+  v1::StatusResponse status;
+  ASSERT_TRUE(observer.stub().Status(observer.Context().get(), v1::StatusRequest(), &status).ok());
+  ASSERT_EQ(status.sessions_size(), 2);
+  EXPECT_EQ(status.cores(3).owner_session_id(), status.sessions(0).session_id());
+
+  kill(victim, SIGKILL);
+  int ignored = 0;
+  waitpid(victim, &ignored, 0);
+  for (int i = 0; i < 200; ++i) {
+    ASSERT_TRUE(
+        observer.stub().Status(observer.Context().get(), v1::StatusRequest(), &status).ok());
+    if (status.sessions_size() == 1) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_EQ(status.sessions_size(), 1);
+  uint64_t used = 0;
+  for (const auto& hbm : status.hbm()) used += hbm.used_bytes();
+  EXPECT_EQ(used, 0u);
+  for (const auto& core : status.cores()) EXPECT_EQ(core.owner_session_id(), 0u);
+  kill(daemon, SIGTERM);
+  v1::SessionEvent event;  // a client reads its Attach stream, and so sees the shutdown
+  ASSERT_TRUE(observer.NextEvent(&event));
+  EXPECT_EQ(event.kind(), v1::SessionEvent::KIND_SHUTTING_DOWN);
+  EXPECT_EQ(WaitExit(daemon, std::chrono::seconds(20)), 0);
+}
+
 TEST(NeurondProcessTest, BadCommandLinesExitWithoutListening) {
   TempDir dir;
   const std::string sock = "unix:" + (dir.path() / "sock").string();

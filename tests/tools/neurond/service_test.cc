@@ -7,7 +7,10 @@
 #include <string>
 #include <thread>
 
+#include "driver/remote/chunking.h"
+#include "driver/remote/convert.h"
 #include "proto/neurond.grpc.pb.h"
+#include "simulator/isa/encoding.h"
 #include "tests/tools/neurond/test_client.h"
 #include "tools/neurond/daemon.h"
 
@@ -456,6 +459,127 @@ TEST_F(NeurondServiceTest, ShutdownTellsAttachedClients) {
   ASSERT_TRUE(client->NextEvent(&event));
   EXPECT_EQ(event.kind(), v1::SessionEvent::KIND_SHUTTING_DOWN);
   stopper.join();
+}
+
+// 16 fp32 (64 bytes) from var1 to var2, on the SP engine.
+constexpr char kCopyProgram[] =
+    ".engine sp\n"
+    "dma_copy dst=hbm[var2 + 0, [1 x 16, 16 x 1]] fp32 src=hbm[var1 + 0, [1 x 16, 16 x 1]] fp32\n"
+    "notify_end\n";
+
+std::string CopyProgramImage() {
+  StatusOr<isa::Program> program = isa::ParseProgram(kCopyProgram);
+  EXPECT_TRUE(program.ok());
+  StatusOr<std::vector<uint8_t>> stream = isa::EncodeStream(
+      program->engine, program->instructions, isa::LimitsFor(simulator::Trainium2Spec()));
+  EXPECT_TRUE(stream.ok());
+  driver::ProgramImage image;
+  image.streams[static_cast<size_t>(isa::Engine::kSp)] = *stream;
+  return driver::remote::SerializeProgramImage(image);
+}
+
+// Sends `pieces` after a header announcing `total` bytes; the response.
+v1::LoadProgramResponse LoadProgram(RawClient& client, uint64_t total,
+                                    const std::vector<std::string>& pieces) {
+  auto context = client.Context();
+  v1::LoadProgramResponse response;
+  auto writer = client.stub().LoadProgram(context.get(), &response);
+  v1::LoadProgramRequest header;
+  header.mutable_header()->set_image_bytes(total);
+  writer->Write(header);
+  for (const std::string& piece : pieces) {
+    v1::LoadProgramRequest chunk;
+    chunk.set_chunk(piece);
+    if (!writer->Write(chunk)) break;
+  }
+  writer->WritesDone();
+  EXPECT_TRUE(writer->Finish().ok());
+  return response;
+}
+
+v1::ExecuteResponse ExecuteCopy(RawClient& client, uint64_t program, int core, uint64_t src,
+                                uint64_t dst) {
+  v1::ExecuteRequest request;
+  v1::CoreExecution* run = request.add_cores();
+  run->set_program(program);
+  run->set_physical_core(core);
+  v1::VarBinding* in = run->add_vars();
+  in->set_var_id(1);
+  in->set_memory(src);
+  in->set_size(64);
+  v1::VarBinding* out = run->add_vars();
+  out->set_var_id(2);
+  out->set_memory(dst);
+  out->set_size(64);
+  v1::ExecuteResponse response;
+  EXPECT_TRUE(client.stub().Execute(client.Context().get(), request, &response).ok());
+  return response;
+}
+
+TEST_F(NeurondServiceTest, ProgramsRunOnHeldCoresWithTheSessionsHandlesOnly) {
+  auto alice = Connect();
+  auto bob = Connect();
+  v1::CoreRange range;
+  range.set_first_physical_core(0);
+  range.set_count(2);
+  v1::AcquireCoresResponse acquired;
+  ASSERT_TRUE(alice->stub().AcquireCores(alice->Context().get(), range, &acquired).ok());
+  range.set_first_physical_core(2);
+  ASSERT_TRUE(bob->stub().AcquireCores(bob->Context().get(), range, &acquired).ok());
+  const uint64_t src = Allocate(*alice, 64).info().handle();
+  const uint64_t dst = Allocate(*alice, 64).info().handle();
+  std::string pattern(64, '\0');
+  for (size_t i = 0; i < pattern.size(); ++i) pattern[i] = static_cast<char>(i * 3 + 5);
+  ASSERT_EQ(WriteStream(*alice, {Header(src, 0, 64), Data(pattern)}), kOk);
+
+  // Loaded in two chunks; the image is only parsed once all arrived.
+  const std::string image = CopyProgramImage();
+  const size_t half = image.size() / 2;
+  v1::LoadProgramResponse loaded =
+      LoadProgram(*alice, image.size(), {image.substr(0, half), image.substr(half)});
+  ASSERT_EQ(loaded.status().code(), kOk) << loaded.status().message();
+  const uint64_t program = loaded.program();
+  v1::ExecuteResponse executed = ExecuteCopy(*alice, program, 1, src, dst);
+  ASSERT_EQ(executed.status().code(), kOk) << executed.status().message();
+  EXPECT_GT(executed.result().duration_ps(), 0u);
+  std::string back;
+  ASSERT_EQ(ReadBytes(*alice, dst, 0, 64, &back), kOk);
+  EXPECT_EQ(back, pattern);
+
+  v1::StatusResponse status = DaemonStatus(*bob);
+  EXPECT_EQ(status.executions(), 1u);
+  EXPECT_EQ(status.cores(1).executions(), 1u);
+  EXPECT_GT(status.cores(1).busy_ps(), 0u);
+  EXPECT_EQ(status.cores(0).executions(), 0u);
+  ASSERT_EQ(status.sessions_size(), 2);
+  EXPECT_EQ(status.sessions(0).loaded_programs(), 1u);
+  EXPECT_EQ(status.sessions(0).executions(), 1u);
+
+  // Bob: Alice's program and memory are unknown to him; Alice's cores are not his.
+  EXPECT_EQ(ExecuteCopy(*bob, program, 2, src, dst).status().code(), kInvalidHandle);
+  v1::LoadProgramResponse bobs = LoadProgram(*bob, image.size(), {image});
+  ASSERT_EQ(bobs.status().code(), kOk);
+  EXPECT_EQ(ExecuteCopy(*bob, bobs.program(), 2, src, dst).status().code(), kInvalidHandle);
+  EXPECT_EQ(ExecuteCopy(*bob, bobs.program(), 1, src, dst).status().code(), kFailure);
+  EXPECT_EQ(ExecuteCopy(*alice, program, 9, src, dst).status().code(), kInvalid);
+  v1::ProgramRef ref;
+  ref.set_program(program + 100);
+  v1::UnloadProgramResponse unloaded;
+  ASSERT_TRUE(bob->stub().UnloadProgram(bob->Context().get(), ref, &unloaded).ok());
+  EXPECT_EQ(unloaded.status().code(), kInvalidHandle);
+
+  // Malformed LoadProgram streams: short, long, not a ProgramImage, oversized header.
+  EXPECT_EQ(LoadProgram(*alice, image.size(), {image.substr(0, half)}).status().code(), kInvalid);
+  EXPECT_EQ(LoadProgram(*alice, half, {image}).status().code(), kInvalid);
+  EXPECT_EQ(LoadProgram(*alice, 5, {"\xff\xff\xff\xff\xff"}).status().code(), kInvalid);
+  EXPECT_EQ(LoadProgram(*alice, uint64_t{1} << 40, {"x"}).status().code(), kInvalid);
+
+  ref.set_program(program);
+  ASSERT_TRUE(alice->stub().UnloadProgram(alice->Context().get(), ref, &unloaded).ok());
+  EXPECT_EQ(unloaded.status().code(), kOk);
+  EXPECT_EQ(ExecuteCopy(*alice, program, 1, src, dst).status().code(), kInvalidHandle);
+  EXPECT_EQ(DaemonStatus(*alice).sessions(0).loaded_programs(), 0u);
+  ExpectServing(*alice);
 }
 
 }  // namespace
