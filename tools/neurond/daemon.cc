@@ -1,0 +1,71 @@
+#include "tools/neurond/daemon.h"
+
+#include "common/log.h"
+#include "driver/remote/chunking.h"
+#include "tools/neurond/listen_address.h"
+
+namespace trnsim::neurond {
+namespace {
+
+// Room for a chunk's framing and the other fields of a message that carries one.
+constexpr int kMaxMessageBytes = static_cast<int>(driver::remote::kChunkBytes) + 64 * 1024;
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
+  if (options.instance == nullptr) return InvalidError("neurond needs an instance type");
+  const int lnc = options.service.lnc;
+  if (lnc != 0 && lnc != 1 && lnc != 2) {
+    return InvalidError("--lnc " + std::to_string(lnc) + ": a logical core is 1 or 2 physical ones");
+  }
+  if (lnc == 2 && options.instance->chip->physical_cores % 2 != 0) {
+    return InvalidError("--lnc 2: the cores of " + options.instance->type_name + " do not pair up");
+  }
+  if (options.service.max_sessions < 1) {
+    return InvalidError("--max-sessions " + std::to_string(options.service.max_sessions) +
+                        ": must be at least 1");
+  }
+  TRNSIM_ASSIGN_OR_RETURN(std::string listen,
+                          ParseListenAddress(options.listen, options.allow_remote));
+
+  std::unique_ptr<Daemon> daemon(new Daemon());
+  driver::DeviceOptions device_options;
+  device_options.backend = "sim";
+  device_options.instance = options.instance;
+  TRNSIM_ASSIGN_OR_RETURN(daemon->device_, driver::OpenDevice(device_options));
+  daemon->service_ = std::make_unique<NeurondService>(daemon->device_.get(), options.service);
+
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &port);
+  builder.SetMaxReceiveMessageSize(kMaxMessageBytes);
+  builder.SetMaxSendMessageSize(kMaxMessageBytes);
+  builder.RegisterService(daemon->service_.get());
+  daemon->server_ = builder.BuildAndStart();
+  if (daemon->server_ == nullptr || (!listen.starts_with("unix:") && port == 0)) {
+    return FailureError("neurond cannot listen on " + listen +
+                        " (in use, or not an address of this host?)");
+  }
+  daemon->address_ = listen;
+  if (!listen.starts_with("unix:")) {
+    daemon->address_ = listen.substr(0, listen.rfind(':') + 1) + std::to_string(port);
+  }
+  TRNSIM_LOG(Info, Tool) << "neurond serving " << options.instance->type_name << " on "
+                         << daemon->address_;
+  return daemon;
+}
+
+Daemon::~Daemon() { Shutdown(std::chrono::seconds(5)); }
+
+void Daemon::Shutdown(std::chrono::milliseconds grace) {
+  std::call_once(shutdown_once_, [&] {
+    if (server_ == nullptr) return;
+    TRNSIM_LOG(Info, Tool) << "neurond on " << address_ << " shutting down";
+    service_->BeginShutdown();
+    server_->Shutdown(std::chrono::system_clock::now() + grace);
+    service_->CloseAllSessions();
+    server_->Wait();
+  });
+}
+
+}  // namespace trnsim::neurond

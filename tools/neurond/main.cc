@@ -1,0 +1,100 @@
+// neurond: hosts one emulated Trainium instance for many client processes (trnsim's libnrt
+// with TRNSIM_DAEMON=ADDR). See tools/neurond/README.md.
+//
+//   neurond --listen ADDR --instance TYPE [--lnc N] [--token-file F] [--allow-remote]
+//           [--max-sessions N] [--max-session-memory BYTES] [--shutdown-grace-ms MS]
+//
+// SIGTERM or SIGINT: stop accepting calls, let calls in flight finish (up to the grace period),
+// end every session, exit 0. Exit 1 when the daemon cannot start, 2 for bad arguments.
+#include <CLI/CLI.hpp>
+#include <csignal>
+#include <cstdio>
+#include <pthread.h>
+
+#include "common/env.h"
+#include "common/log.h"
+#include "simulator/spec/instance_spec.h"
+#include "tools/neurond/credentials.h"
+#include "tools/neurond/daemon.h"
+
+namespace {
+
+using namespace trnsim;
+
+// The daemon logs at INFO (one line per session open and close) unless NEURON_RT_LOG_LEVEL
+// says otherwise.
+void ConfigureDaemonLogging() {
+  Environment env = Environment::FromProcess();
+  if (env.Raw(EnvVar::kLogLevel).has_value()) {
+    ConfigureLogging(env);
+    return;
+  }
+  std::map<std::string, std::string> values = {{"NEURON_RT_LOG_LEVEL", "INFO"}};
+  if (auto location = env.Raw(EnvVar::kLogLocation)) {
+    values["NEURON_RT_LOG_LOCATION"] = std::string(*location);
+  }
+  ConfigureLogging(Environment::FromMap(values));
+}
+
+int Fail(const Status& status) {
+  std::fprintf(stderr, "neurond: %s\n", status.message().c_str());
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"neurond: one emulated Trainium instance shared by many trnsim clients"};
+  std::string listen, instance_name, token_file;
+  neurond::DaemonOptions options;
+  int64_t grace_ms = 10000;
+  app.add_option("--listen", listen,
+                 "unix:PATH, 127.0.0.1:PORT, [::1]:PORT or localhost:PORT (PORT 0: any free)")
+      ->required();
+  app.add_option("--instance", instance_name, "the instance type, e.g. trn2.48xlarge")->required();
+  app.add_option("--lnc", options.service.lnc,
+                 "cores are taken in whole logical cores of this many physical ones (1 or 2)");
+  app.add_option("--token-file", token_file, "clients must present this file's first line");
+  app.add_flag("--allow-remote", options.allow_remote, "allow a non-loopback listen address");
+  app.add_option("--max-sessions", options.service.max_sessions, "sessions open at once")
+      ->capture_default_str();
+  app.add_option("--max-session-memory", options.service.max_session_memory_bytes,
+                 "device memory one session may hold, in bytes (0: no limit)")
+      ->capture_default_str();
+  app.add_option("--shutdown-grace-ms", grace_ms,
+                 "on SIGTERM, how long calls in flight may take to finish")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+
+  ConfigureDaemonLogging();
+  StatusOr<const simulator::InstanceSpec*> instance = simulator::FindInstanceSpec(instance_name);
+  if (!instance.ok()) return Fail(instance.status());
+  options.instance = *instance;
+  options.listen = listen;
+  if (!token_file.empty()) {
+    StatusOr<std::string> token = neurond::ReadTokenFile(token_file);
+    if (!token.ok()) return Fail(token.status());
+    options.service.token = *token;
+  }
+
+  // Block the signals before any thread starts so that only sigwait below receives them.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  StatusOr<std::unique_ptr<neurond::Daemon>> daemon = neurond::Daemon::Start(options);
+  if (!daemon.ok()) return Fail(daemon.status());
+  std::printf("neurond: listening on %s\n", (*daemon)->address().c_str());
+  std::fflush(stdout);
+
+  int signal_number = 0;
+  sigwait(&signals, &signal_number);
+  TRNSIM_LOG(Info, Tool) << "neurond: " << (signal_number == SIGTERM ? "SIGTERM" : "SIGINT")
+                         << ", draining";
+  (*daemon)->Shutdown(std::chrono::milliseconds(grace_ms));
+  daemon->reset();
+  return 0;
+}

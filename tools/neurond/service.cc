@@ -1,0 +1,268 @@
+// The session, core and Status RPCs of NeurondService; memory RPCs are in service_memory.cc.
+#include "tools/neurond/service.h"
+
+#include <utility>
+
+#include "common/log.h"
+#include "driver/remote/convert.h"
+#include "runtime/version.h"
+#include "tools/neurond/credentials.h"
+
+namespace trnsim::neurond {
+namespace {
+
+namespace remote = driver::remote;
+
+// Client-supplied strings kept for logs and Status are cut to this many bytes.
+constexpr size_t kMaxClientTextBytes = 1024;
+
+std::string ClientText(const std::string& text) { return text.substr(0, kMaxClientTextBytes); }
+
+grpc::Status Unauthenticated(const std::string& message) {
+  v1::NrtStatus details;
+  remote::ToProto(InvalidError(message), &details);
+  return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, message, details.SerializeAsString());
+}
+
+}  // namespace
+
+NeurondService::NeurondService(driver::Device* device, ServiceOptions options)
+    : device_(device),
+      options_(std::move(options)),
+      started_at_(std::chrono::steady_clock::now()),
+      sessions_(device, options_.max_sessions, options_.max_session_memory_bytes,
+                options_.attach_grace),
+      core_executions_(device->instance_spec().PhysicalCores(), 0),
+      core_busy_ps_(device->instance_spec().PhysicalCores(), 0) {}
+
+NeurondService::~NeurondService() { CloseAllSessions(); }
+
+void NeurondService::BeginShutdown() { shutting_down_ = true; }
+
+void NeurondService::CloseAllSessions() {
+  for (const auto& session : sessions_.RemoveAll()) EndSession(session, "daemon shutting down");
+}
+
+std::shared_ptr<Session> NeurondService::Authenticate(grpc::ServerContext* context,
+                                                      const char* rpc, grpc::Status* denied) {
+  const auto& metadata = context->client_metadata();
+  auto it = metadata.find(kSessionKeyMetadata);
+  std::string message;
+  if (it == metadata.end()) {
+    message = std::string(rpc) + ": no session key (metadata " + kSessionKeyMetadata +
+              "); call Hello first";
+  } else if (auto session = sessions_.Find(std::string_view(it->second.data(),
+                                                            it->second.size()))) {
+    return session;
+  } else {
+    message = std::string(rpc) + ": unknown or ended session key";
+  }
+  TRNSIM_LOG(Warn, Tool) << "refused " << context->peer() << ": " << message;
+  *denied = Unauthenticated(message);
+  return nullptr;
+}
+
+void NeurondService::Reply(const Session& session, const char* rpc, const trnsim::Status& status,
+                           v1::NrtStatus* out) {
+  remote::ToProto(status, out);
+  if (!status.ok()) {
+    TRNSIM_LOG(Warn, Tool) << "session " << session.identity().id << " " << rpc << ": "
+                           << StatusCodeName(status.code()) << ": " << status.message();
+  }
+}
+
+void NeurondService::EndSession(const std::shared_ptr<Session>& session, const char* reason) {
+  sessions_.Remove(session->identity().id);
+  if (session->closed()) return;
+  Session::Released released = session->Close();
+  TRNSIM_LOG(Info, Tool) << "session " << session->identity().id << " closed (" << reason
+                         << "): released " << released.cores << " cores, "
+                         << released.allocations << " allocations (" << released.bytes
+                         << " bytes), unloaded " << released.programs << " programs";
+}
+
+grpc::Status NeurondService::Hello(grpc::ServerContext* context, const v1::HelloRequest* request,
+                                   v1::HelloResponse* response) {
+  response->set_protocol_version(v1::PROTOCOL_VERSION_CURRENT);
+  response->set_instance_type(device_->instance_spec().type_name);
+  response->set_daemon_version(runtime::TrnsimVersion());
+  if (!options_.token.empty() && !TokensEqual(options_.token, request->token())) {
+    std::string message = request->token().empty()
+                              ? "Hello: this daemon needs a token (TRNSIM_TOKEN)"
+                              : "Hello: wrong token";
+    TRNSIM_LOG(Warn, Tool) << "refused " << context->peer() << " (pid " << request->client_pid()
+                           << "): " << message;
+    return Unauthenticated(message);
+  }
+  trnsim::Status status;
+  if (request->protocol_version() != v1::PROTOCOL_VERSION_CURRENT) {
+    status = InvalidError("Hello: the client speaks neurond protocol version " +
+                          std::to_string(request->protocol_version()) + ", the daemon version " +
+                          std::to_string(v1::PROTOCOL_VERSION_CURRENT));
+  } else if (shutting_down_) {
+    status = FailureError("Hello: the daemon is shutting down");
+  }
+  if (status.ok()) {
+    SessionIdentity identity;
+    identity.client_pid = request->client_pid();
+    identity.client_command = ClientText(request->client_command());
+    identity.runtime_version = ClientText(request->runtime_version());
+    StatusOr<std::shared_ptr<Session>> session = sessions_.Open(std::move(identity));
+    if (session.ok()) {
+      const SessionIdentity& id = (*session)->identity();
+      response->set_session_id(id.id);
+      response->set_session_key(id.key);
+      TRNSIM_LOG(Info, Tool) << "session " << id.id << " opened: pid " << id.client_pid << " '"
+                             << id.client_command << "' (trnsim " << id.runtime_version
+                             << ") from " << context->peer();
+    }
+    status = session.status();
+  }
+  remote::ToProto(status, response->mutable_status());
+  if (!status.ok()) {
+    TRNSIM_LOG(Warn, Tool) << "refused " << context->peer() << " (pid " << request->client_pid()
+                           << "): " << status.message();
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status NeurondService::Attach(grpc::ServerContext* context, const v1::AttachRequest*,
+                                    grpc::ServerWriter<v1::SessionEvent>* writer) {
+  grpc::Status denied;
+  std::shared_ptr<Session> session = Authenticate(context, "Attach", &denied);
+  if (session == nullptr) return denied;
+  if (!session->MarkAttached()) {
+    TRNSIM_LOG(Warn, Tool) << "session " << session->identity().id
+                           << " Attach: refused a second Attach stream";
+    return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                        "session " + std::to_string(session->identity().id) +
+                            " already has an Attach stream");
+  }
+  v1::SessionEvent event;
+  event.set_kind(v1::SessionEvent::KIND_ATTACHED);
+  if (!writer->Write(event)) {
+    EndSession(session, "attach stream broke");
+    return grpc::Status::CANCELLED;
+  }
+  // Polled rather than notified: gRPC's synchronous API offers no callback when a client
+  // vanishes, only IsCancelled().
+  constexpr std::chrono::milliseconds kPoll{50};
+  while (!session->WaitClosed(kPoll)) {
+    if (context->IsCancelled()) {
+      EndSession(session, "attach stream broke");
+      return grpc::Status::CANCELLED;
+    }
+    if (shutting_down_) {
+      event.set_kind(v1::SessionEvent::KIND_SHUTTING_DOWN);
+      event.set_message("neurond is shutting down; the session ends");
+      writer->Write(event);
+      return grpc::Status::OK;
+    }
+  }
+  return grpc::Status::OK;  // Goodbye ended the session
+}
+
+grpc::Status NeurondService::Goodbye(grpc::ServerContext* context, const v1::GoodbyeRequest*,
+                                     v1::GoodbyeResponse* response) {
+  grpc::Status denied;
+  std::shared_ptr<Session> session = Authenticate(context, "Goodbye", &denied);
+  if (session == nullptr) return denied;
+  EndSession(session, "goodbye");
+  remote::ToProto(trnsim::Status::Ok(), response->mutable_status());
+  return grpc::Status::OK;
+}
+
+grpc::Status NeurondService::AcquireCores(grpc::ServerContext* context,
+                                          const v1::CoreRange* request,
+                                          v1::AcquireCoresResponse* response) {
+  grpc::Status denied;
+  std::shared_ptr<Session> session = Authenticate(context, "AcquireCores", &denied);
+  if (session == nullptr) return denied;
+  const int first = request->first_physical_core();
+  const int count = request->count();
+  trnsim::Status status;
+  if (options_.lnc > 1 && (first % options_.lnc != 0 || count % options_.lnc != 0)) {
+    status = InvalidError("physical cores [" + std::to_string(first) + ", +" +
+                          std::to_string(count) + ") are not whole logical cores of LNC=" +
+                          std::to_string(options_.lnc) + " (the daemon's --lnc)");
+  } else {
+    status = session->AcquireCores(first, count);
+  }
+  Reply(*session, "AcquireCores", status, response->mutable_status());
+  return grpc::Status::OK;
+}
+
+grpc::Status NeurondService::ReleaseCores(grpc::ServerContext* context,
+                                          const v1::CoreRange* request,
+                                          v1::ReleaseCoresResponse* response) {
+  grpc::Status denied;
+  std::shared_ptr<Session> session = Authenticate(context, "ReleaseCores", &denied);
+  if (session == nullptr) return denied;
+  Reply(*session, "ReleaseCores",
+        session->ReleaseCores(request->first_physical_core(), request->count()),
+        response->mutable_status());
+  return grpc::Status::OK;
+}
+
+grpc::Status NeurondService::Status(grpc::ServerContext* context, const v1::StatusRequest*,
+                                    v1::StatusResponse* response) {
+  grpc::Status denied;
+  std::shared_ptr<Session> caller = Authenticate(context, "Status", &denied);
+  if (caller == nullptr) return denied;
+  const simulator::InstanceSpec& spec = device_->instance_spec();
+  response->set_instance_type(spec.type_name);
+  response->set_chip_count(spec.chip_count);
+  trnsim::Status status;
+  for (int chip = 0; chip < spec.chip_count && status.ok(); ++chip) {
+    for (int hbm = 0; hbm < spec.chip->hbm_stacks; ++hbm) {
+      StatusOr<driver::HbmUsage> usage = device_->GetHbmUsage(chip, hbm);
+      if (!usage.ok()) {
+        status = usage.status();
+        break;
+      }
+      v1::HbmStatus* out = response->add_hbm();
+      out->set_chip(chip);
+      out->set_hbm(hbm);
+      out->set_used_bytes(usage->used_bytes);
+      out->set_capacity_bytes(usage->capacity_bytes);
+    }
+  }
+  std::vector<uint64_t> owners(spec.PhysicalCores(), 0);
+  for (const auto& session : sessions_.List()) {
+    const SessionIdentity& id = session->identity();
+    for (int core : session->HeldCores()) owners[core] = id.id;
+    v1::SessionStatus* out = response->add_sessions();
+    out->set_session_id(id.id);
+    out->set_client_pid(id.client_pid);
+    out->set_client_command(id.client_command);
+    out->set_runtime_version(id.runtime_version);
+    for (const SessionMemory& memory : session->MemoryUsage()) {
+      v1::MemoryUsage* usage = out->add_memory();
+      usage->set_chip(memory.chip);
+      usage->set_hbm(memory.hbm);
+      usage->set_category(remote::ToProto(memory.category));
+      usage->set_bytes(memory.bytes);
+    }
+    out->set_loaded_programs(session->loaded_programs());
+    out->set_executions(session->executions());
+    out->set_failed_executions(session->failed_executions());
+  }
+  {
+    std::lock_guard lock(counters_mutex_);
+    for (int core = 0; core < spec.PhysicalCores(); ++core) {
+      v1::CoreStatus* out = response->add_cores();
+      out->set_physical_core(core);
+      out->set_owner_session_id(owners[core]);
+      out->set_executions(core_executions_[core]);
+      out->set_busy_ps(core_busy_ps_[core]);
+    }
+    response->set_executions(executions_);
+  }
+  response->set_uptime_ms(std::chrono::duration_cast<std::chrono::milliseconds>(
+                              std::chrono::steady_clock::now() - started_at_)
+                              .count());
+  Reply(*caller, "Status", status, response->mutable_status());
+  return grpc::Status::OK;
+}
+
+}  // namespace trnsim::neurond

@@ -1,0 +1,128 @@
+// NeurondService: the Neurond gRPC service (proto/neurond.proto) over one in-process Device.
+// Each RPC authenticates the caller's session (metadata trnsim-session-key; missing or unknown:
+// gRPC UNAUTHENTICATED), parses the request with driver/remote/convert.h, makes the Device
+// call through the caller's Session (handles and cores are per session) and answers with an
+// NrtStatus. Every refused request writes one log line naming the session and the RPC; no
+// input, however malformed, crashes the daemon or touches another session's state.
+//
+// Hello checks the protocol version (a mismatch is NRT_INVALID naming both) and, when the
+// daemon has a token, compares it in constant time: a wrong or missing token is gRPC
+// UNAUTHENTICATED whose error details hold a serialised v1::NrtStatus {NRT_INVALID, message}.
+// The session lives while its Attach stream does: when the stream breaks, or on Goodbye, the
+// session ends and its cores and memory return to the Device (one log line per open and close).
+// With ServiceOptions::lnc set, AcquireCores takes whole logical cores only (first and count
+// multiples of lnc), as a real instance configured for that LNC does.
+//
+// Shutdown: BeginShutdown() makes every Attach stream send KIND_SHUTTING_DOWN and end (so the
+// server's Shutdown can drain); CloseAllSessions() then ends every session. An execution in
+// flight runs to its end (or its host timeout) — the chip model cannot be stopped midway — so
+// no memory is left half-written by the shutdown itself.
+// Status counts, per physical core, the executions that completed on it and their simulated
+// duration; per session, every execution that reached the Device and those that failed.
+//
+// Thread safety: gRPC calls the RPCs from many threads at once; all state is locked.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <grpcpp/grpcpp.h>
+
+#include "driver/device.h"
+#include "proto/neurond.grpc.pb.h"
+#include "tools/neurond/session.h"
+#include "tools/neurond/session_table.h"
+
+namespace trnsim::neurond {
+
+namespace v1 = ::trnsim::neurond::v1;
+
+inline constexpr char kSessionKeyMetadata[] = "trnsim-session-key";
+
+struct ServiceOptions {
+  std::string token;  // empty: the daemon has none
+  int lnc = 0;        // 0: any core range; 1 or 2: whole logical cores only
+  int max_sessions = 64;
+  uint64_t max_session_memory_bytes = 0;  // 0: no limit beyond the device's
+  // A session whose Attach stream has not opened this long after Hello may be ended.
+  std::chrono::milliseconds attach_grace{10000};
+};
+
+class NeurondService final : public v1::Neurond::Service {
+ public:
+  NeurondService(driver::Device* device, ServiceOptions options);
+  ~NeurondService() override;
+
+  void BeginShutdown();
+  void CloseAllSessions();
+
+  grpc::Status Hello(grpc::ServerContext* context, const v1::HelloRequest* request,
+                     v1::HelloResponse* response) override;
+  grpc::Status Attach(grpc::ServerContext* context, const v1::AttachRequest* request,
+                      grpc::ServerWriter<v1::SessionEvent>* writer) override;
+  grpc::Status Goodbye(grpc::ServerContext* context, const v1::GoodbyeRequest* request,
+                       v1::GoodbyeResponse* response) override;
+
+  grpc::Status AcquireCores(grpc::ServerContext* context, const v1::CoreRange* request,
+                            v1::AcquireCoresResponse* response) override;
+  grpc::Status ReleaseCores(grpc::ServerContext* context, const v1::CoreRange* request,
+                            v1::ReleaseCoresResponse* response) override;
+
+  // Memory (service_memory.cc).
+  grpc::Status Allocate(grpc::ServerContext* context, const v1::AllocationRequest* request,
+                        v1::AllocateResponse* response) override;
+  grpc::Status Free(grpc::ServerContext* context, const v1::MemoryRef* request,
+                    v1::FreeResponse* response) override;
+  grpc::Status Describe(grpc::ServerContext* context, const v1::MemoryRef* request,
+                        v1::DescribeResponse* response) override;
+  grpc::Status Write(grpc::ServerContext* context, grpc::ServerReader<v1::WriteRequest>* reader,
+                     v1::WriteResponse* response) override;
+  grpc::Status Read(grpc::ServerContext* context, const v1::ReadRequest* request,
+                    grpc::ServerWriter<v1::ReadResponse>* writer) override;
+  grpc::Status Copy(grpc::ServerContext* context, const v1::CopyRequest* request,
+                    v1::CopyResponse* response) override;
+  grpc::Status Fill(grpc::ServerContext* context, const v1::FillRequest* request,
+                    v1::FillResponse* response) override;
+  grpc::Status GetHbmUsage(grpc::ServerContext* context, const v1::HbmRef* request,
+                           v1::GetHbmUsageResponse* response) override;
+
+  // Programs and execution (service_programs.cc).
+  grpc::Status LoadProgram(grpc::ServerContext* context,
+                           grpc::ServerReader<v1::LoadProgramRequest>* reader,
+                           v1::LoadProgramResponse* response) override;
+  grpc::Status UnloadProgram(grpc::ServerContext* context, const v1::ProgramRef* request,
+                             v1::UnloadProgramResponse* response) override;
+  grpc::Status Execute(grpc::ServerContext* context, const v1::ExecuteRequest* request,
+                       v1::ExecuteResponse* response) override;
+
+  grpc::Status Status(grpc::ServerContext* context, const v1::StatusRequest* request,
+                      v1::StatusResponse* response) override;
+
+ private:
+  // The caller's session, or nullptr with `denied` set to UNAUTHENTICATED (and logged).
+  std::shared_ptr<Session> Authenticate(grpc::ServerContext* context, const char* rpc,
+                                        grpc::Status* denied);
+  // Writes `status` into `out`; a failure is logged as one line naming the session and RPC.
+  void Reply(const Session& session, const char* rpc, const trnsim::Status& status,
+             v1::NrtStatus* out);
+  // Ends the session (idempotent) and logs one line with `reason`.
+  void EndSession(const std::shared_ptr<Session>& session, const char* reason);
+
+  driver::Device* const device_;
+  const ServiceOptions options_;
+  const std::chrono::steady_clock::time_point started_at_;
+  SessionTable sessions_;
+  std::atomic<bool> shutting_down_{false};
+
+  std::mutex counters_mutex_;  // guards the counters below
+  uint64_t executions_ = 0;
+  std::vector<uint64_t> core_executions_;  // per instance-wide physical core
+  std::vector<uint64_t> core_busy_ps_;
+};
+
+}  // namespace trnsim::neurond

@@ -1,0 +1,175 @@
+// The memory RPCs of NeurondService: Allocate, Free, Describe, Write, Read, Copy, Fill and
+// GetHbmUsage. Handles in requests are the session's (Session::Resolve maps them to the
+// Device's); every range is checked against the allocation before any byte moves.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "driver/remote/chunking.h"
+#include "driver/remote/convert.h"
+#include "tools/neurond/service.h"
+
+namespace trnsim::neurond {
+namespace {
+
+namespace remote = driver::remote;
+
+// NRT_INVALID unless [offset, offset+size) lies inside the allocation.
+trnsim::Status CheckRange(const Session::DeviceMemory& memory, uint64_t offset, uint64_t size) {
+  const uint64_t limit = memory.info.size_bytes;
+  if (offset > limit || size > limit - offset) {
+    return InvalidError("range [" + std::to_string(offset) + ", +" + std::to_string(size) +
+                        ") is outside the " + std::to_string(limit) + "-byte allocation " +
+                        std::to_string(memory.info.handle));
+  }
+  return trnsim::Status::Ok();
+}
+
+trnsim::Status DoWrite(driver::Device& device, Session& session,
+                       grpc::ServerReader<v1::WriteRequest>* reader) {
+  v1::WriteRequest message;
+  if (!reader->Read(&message)) return InvalidError("Write stream ended before its header");
+  if (!message.has_header()) return InvalidError("Write stream does not start with a header");
+  const v1::WriteHeader header = message.header();
+  TRNSIM_ASSIGN_OR_RETURN(Session::DeviceMemory memory, session.Resolve(header.handle()));
+  TRNSIM_RETURN_IF_ERROR(CheckRange(memory, header.offset(), header.size()));
+  // The range check bounds what the assembler may buffer: at most the allocation's size.
+  TRNSIM_ASSIGN_OR_RETURN(remote::ChunkAssembler assembler,
+                          remote::ChunkAssembler::Start(header.size(), header.size()));
+  while (reader->Read(&message)) {
+    if (message.has_header()) return InvalidError("Write stream has a second header");
+    TRNSIM_RETURN_IF_ERROR(assembler.Add(message.data()));
+  }
+  TRNSIM_ASSIGN_OR_RETURN(std::string bytes, std::move(assembler).Finish());
+  return device.Write(memory.device_handle, header.offset(), bytes.data(), bytes.size());
+}
+
+}  // namespace
+
+grpc::Status NeurondService::Allocate(grpc::ServerContext* context,
+                                      const v1::AllocationRequest* request,
+                                      v1::AllocateResponse* response) {
+  grpc::Status denied;
+  std::shared_ptr<Session> session = Authenticate(context, "Allocate", &denied);
+  if (session == nullptr) return denied;
+  auto run = [&]() -> trnsim::Status {
+    TRNSIM_ASSIGN_OR_RETURN(driver::AllocationRequest parsed,
+                            remote::AllocationRequestFromProto(*request));
+    TRNSIM_ASSIGN_OR_RETURN(driver::AllocationInfo info, session->Allocate(parsed));
+    remote::ToProto(info, response->mutable_info());
+    return trnsim::Status::Ok();
+  };
+  Reply(*session, "Allocate", run(), response->mutable_status());
+  return grpc::Status::OK;
+}
+
+grpc::Status NeurondService::Free(grpc::ServerContext* context, const v1::MemoryRef* request,
+                                  v1::FreeResponse* response) {
+  grpc::Status denied;
+  std::shared_ptr<Session> session = Authenticate(context, "Free", &denied);
+  if (session == nullptr) return denied;
+  Reply(*session, "Free", session->Free(request->handle()), response->mutable_status());
+  return grpc::Status::OK;
+}
+
+grpc::Status NeurondService::Describe(grpc::ServerContext* context, const v1::MemoryRef* request,
+                                      v1::DescribeResponse* response) {
+  grpc::Status denied;
+  std::shared_ptr<Session> session = Authenticate(context, "Describe", &denied);
+  if (session == nullptr) return denied;
+  StatusOr<Session::DeviceMemory> memory = session->Resolve(request->handle());
+  if (memory.ok()) remote::ToProto(memory->info, response->mutable_info());
+  Reply(*session, "Describe", memory.status(), response->mutable_status());
+  return grpc::Status::OK;
+}
+
+grpc::Status NeurondService::Write(grpc::ServerContext* context,
+                                   grpc::ServerReader<v1::WriteRequest>* reader,
+                                   v1::WriteResponse* response) {
+  grpc::Status denied;
+  std::shared_ptr<Session> session = Authenticate(context, "Write", &denied);
+  if (session == nullptr) return denied;
+  Reply(*session, "Write", DoWrite(*device_, *session, reader), response->mutable_status());
+  return grpc::Status::OK;
+}
+
+grpc::Status NeurondService::Read(grpc::ServerContext* context, const v1::ReadRequest* request,
+                                  grpc::ServerWriter<v1::ReadResponse>* writer) {
+  grpc::Status denied;
+  std::shared_ptr<Session> session = Authenticate(context, "Read", &denied);
+  if (session == nullptr) return denied;
+  v1::ReadResponse response;
+  auto fail = [&](const trnsim::Status& status) {
+    Reply(*session, "Read", status, response.mutable_status());
+    response.clear_data();
+    writer->Write(response);
+    return grpc::Status::OK;
+  };
+  StatusOr<Session::DeviceMemory> memory = session->Resolve(request->handle());
+  if (!memory.ok()) return fail(memory.status());
+  trnsim::Status range = CheckRange(*memory, request->offset(), request->size());
+  if (!range.ok()) return fail(range);
+  // Chunk by chunk: the daemon never holds more than one chunk of a large read.
+  uint64_t done = 0;
+  std::string* data = response.mutable_data();
+  do {
+    const uint64_t piece = std::min<uint64_t>(remote::kChunkBytes, request->size() - done);
+    data->resize(piece);
+    trnsim::Status status =
+        device_->Read(memory->device_handle, request->offset() + done, data->data(), piece);
+    if (!status.ok()) return fail(status);
+    if (!writer->Write(response)) return grpc::Status::CANCELLED;  // the client went away
+    done += piece;
+  } while (done < request->size());
+  return grpc::Status::OK;
+}
+
+grpc::Status NeurondService::Copy(grpc::ServerContext* context, const v1::CopyRequest* request,
+                                  v1::CopyResponse* response) {
+  grpc::Status denied;
+  std::shared_ptr<Session> session = Authenticate(context, "Copy", &denied);
+  if (session == nullptr) return denied;
+  auto run = [&]() -> trnsim::Status {
+    TRNSIM_ASSIGN_OR_RETURN(Session::DeviceMemory src, session->Resolve(request->src_handle()));
+    TRNSIM_ASSIGN_OR_RETURN(Session::DeviceMemory dst, session->Resolve(request->dst_handle()));
+    TRNSIM_RETURN_IF_ERROR(CheckRange(src, request->src_offset(), request->size()));
+    TRNSIM_RETURN_IF_ERROR(CheckRange(dst, request->dst_offset(), request->size()));
+    return device_->Copy(src.device_handle, request->src_offset(), dst.device_handle,
+                         request->dst_offset(), request->size());
+  };
+  Reply(*session, "Copy", run(), response->mutable_status());
+  return grpc::Status::OK;
+}
+
+grpc::Status NeurondService::Fill(grpc::ServerContext* context, const v1::FillRequest* request,
+                                  v1::FillResponse* response) {
+  grpc::Status denied;
+  std::shared_ptr<Session> session = Authenticate(context, "Fill", &denied);
+  if (session == nullptr) return denied;
+  auto run = [&]() -> trnsim::Status {
+    if (request->value() > 255) {
+      return InvalidError("Fill value " + std::to_string(request->value()) +
+                          " is not a byte (0..255)");
+    }
+    TRNSIM_ASSIGN_OR_RETURN(Session::DeviceMemory memory, session->Resolve(request->handle()));
+    TRNSIM_RETURN_IF_ERROR(CheckRange(memory, request->offset(), request->size()));
+    return device_->Fill(memory.device_handle, request->offset(),
+                         static_cast<uint8_t>(request->value()), request->size());
+  };
+  Reply(*session, "Fill", run(), response->mutable_status());
+  return grpc::Status::OK;
+}
+
+grpc::Status NeurondService::GetHbmUsage(grpc::ServerContext* context,
+                                         const v1::HbmRef* request,
+                                         v1::GetHbmUsageResponse* response) {
+  grpc::Status denied;
+  std::shared_ptr<Session> session = Authenticate(context, "GetHbmUsage", &denied);
+  if (session == nullptr) return denied;
+  StatusOr<driver::HbmUsage> usage = device_->GetHbmUsage(request->chip(), request->hbm());
+  if (usage.ok()) remote::ToProto(*usage, response->mutable_usage());
+  Reply(*session, "GetHbmUsage", usage.status(), response->mutable_status());
+  return grpc::Status::OK;
+}
+
+}  // namespace trnsim::neurond

@@ -1,0 +1,95 @@
+// The program RPCs of NeurondService: LoadProgram (a chunked, serialised ProgramImage),
+// UnloadProgram and Execute. Program and memory handles in requests are the session's;
+// Session::PrepareExecution maps them to the Device's and checks the session holds the cores.
+#include <string>
+#include <vector>
+
+#include "driver/remote/chunking.h"
+#include "driver/remote/convert.h"
+#include "tools/neurond/service.h"
+
+namespace trnsim::neurond {
+namespace {
+
+namespace remote = driver::remote;
+
+StatusOr<driver::ProgramHandle> DoLoadProgram(
+    Session& session, grpc::ServerReader<v1::LoadProgramRequest>* reader) {
+  v1::LoadProgramRequest message;
+  if (!reader->Read(&message)) return InvalidError("LoadProgram stream ended before its header");
+  if (!message.has_header()) return InvalidError("LoadProgram stream does not start with a header");
+  TRNSIM_ASSIGN_OR_RETURN(remote::ChunkAssembler assembler,
+                          remote::ChunkAssembler::Start(message.header().image_bytes(),
+                                                        remote::kMaxProgramImageBytes));
+  while (reader->Read(&message)) {
+    if (message.has_header()) return InvalidError("LoadProgram stream has a second header");
+    TRNSIM_RETURN_IF_ERROR(assembler.Add(message.chunk()));
+  }
+  TRNSIM_ASSIGN_OR_RETURN(std::string bytes, std::move(assembler).Finish());
+  TRNSIM_ASSIGN_OR_RETURN(driver::ProgramImage image, remote::ParseProgramImage(bytes));
+  return session.LoadProgram(image);
+}
+
+}  // namespace
+
+grpc::Status NeurondService::LoadProgram(grpc::ServerContext* context,
+                                         grpc::ServerReader<v1::LoadProgramRequest>* reader,
+                                         v1::LoadProgramResponse* response) {
+  grpc::Status denied;
+  std::shared_ptr<Session> session = Authenticate(context, "LoadProgram", &denied);
+  if (session == nullptr) return denied;
+  StatusOr<driver::ProgramHandle> program = DoLoadProgram(*session, reader);
+  if (program.ok()) response->set_program(*program);
+  Reply(*session, "LoadProgram", program.status(), response->mutable_status());
+  return grpc::Status::OK;
+}
+
+grpc::Status NeurondService::UnloadProgram(grpc::ServerContext* context,
+                                           const v1::ProgramRef* request,
+                                           v1::UnloadProgramResponse* response) {
+  grpc::Status denied;
+  std::shared_ptr<Session> session = Authenticate(context, "UnloadProgram", &denied);
+  if (session == nullptr) return denied;
+  Reply(*session, "UnloadProgram", session->UnloadProgram(request->program()),
+        response->mutable_status());
+  return grpc::Status::OK;
+}
+
+grpc::Status NeurondService::Execute(grpc::ServerContext* context,
+                                     const v1::ExecuteRequest* request,
+                                     v1::ExecuteResponse* response) {
+  grpc::Status denied;
+  std::shared_ptr<Session> session = Authenticate(context, "Execute", &denied);
+  if (session == nullptr) return denied;
+  auto run = [&]() -> trnsim::Status {
+    std::vector<driver::CoreExecution> cores;
+    cores.reserve(request->cores_size());
+    for (const v1::CoreExecution& core : request->cores()) {
+      TRNSIM_ASSIGN_OR_RETURN(driver::CoreExecution parsed, remote::CoreExecutionFromProto(core));
+      cores.push_back(std::move(parsed));
+    }
+    TRNSIM_ASSIGN_OR_RETURN(driver::ExecutionRequestOptions options,
+                            remote::ExecutionOptionsFromProto(request->options()));
+    TRNSIM_RETURN_IF_ERROR(session->PrepareExecution(&cores));
+    StatusOr<simulator::core::ExecutionResult> result = device_->Execute(cores, options);
+    session->CountExecution(result.ok());
+    if (!result.ok()) return result.status();
+    const int per_chip = device_->instance_spec().chip->physical_cores;
+    {
+      std::lock_guard lock(counters_mutex_);
+      ++executions_;
+      // The result's cores are in the order of the request's.
+      for (size_t i = 0; i < cores.size() && i < result->cores.size(); ++i) {
+        const int physical = cores[i].chip * per_chip + cores[i].physical_core;
+        ++core_executions_[physical];
+        core_busy_ps_[physical] += result->cores[i].duration_ps;
+      }
+    }
+    remote::ToProto(*result, response->mutable_result());
+    return trnsim::Status::Ok();
+  };
+  Reply(*session, "Execute", run(), response->mutable_status());
+  return grpc::Status::OK;
+}
+
+}  // namespace trnsim::neurond

@@ -1,0 +1,51 @@
+// SessionTable: the open sessions of one neurond, found by their secret key.
+//
+// Open() creates a session with a fresh id (1, 2, ...) and a random key, or NRT_RESOURCE when
+// max_sessions are open. Before refusing it ends sessions that said Hello but never opened
+// their Attach stream within `attach_grace` (a client that died between the two calls), so
+// such a client cannot use up the limit. Remove() takes a session out of the table (later calls
+// with its key are refused) and returns it for the caller to Close(); nullptr if already gone.
+//
+// Thread safety: all methods may be called concurrently.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "common/status_or.h"
+#include "driver/device.h"
+#include "tools/neurond/session.h"
+
+namespace trnsim::neurond {
+
+class SessionTable {
+ public:
+  SessionTable(driver::Device* device, int max_sessions, uint64_t max_session_memory_bytes,
+               std::chrono::milliseconds attach_grace);
+
+  // `identity.id` and `identity.key` are filled in here.
+  StatusOr<std::shared_ptr<Session>> Open(SessionIdentity identity);
+  std::shared_ptr<Session> Find(std::string_view key) const;
+  std::shared_ptr<Session> Remove(uint64_t id);
+  std::vector<std::shared_ptr<Session>> RemoveAll();
+  // Open sessions in id order.
+  std::vector<std::shared_ptr<Session>> List() const;
+
+ private:
+  driver::Device* const device_;
+  const int max_sessions_;
+  const uint64_t max_session_memory_bytes_;
+  const std::chrono::milliseconds attach_grace_;
+
+  mutable std::mutex mutex_;  // guards everything below
+  std::unordered_map<std::string, std::shared_ptr<Session>> by_key_;
+  uint64_t next_id_ = 1;
+};
+
+}  // namespace trnsim::neurond
