@@ -38,11 +38,13 @@ constexpr EnvVarInfo kTable[] = {
     {EnvVar::kInstance, "TRNSIM_INSTANCE", EnvType::kString, "trn2.48xlarge",
      "trnsim only: the emulated instance type (see `trnsim-demo --instances`)."},
     {EnvVar::kDaemon, "TRNSIM_DAEMON", EnvType::kString, "",
-     "trnsim only: address of a neurond daemon (127.0.0.1:PORT or unix:PATH) to use instead of "
-     "the in-process simulator. This build has no remote back end yet: nrt_init fails, naming "
-     "the address."},
+     "trnsim only: address of a neurond daemon (unix:PATH, 127.0.0.1:PORT, [::1]:PORT, "
+     "localhost:PORT) to use instead of the in-process simulator; TRNSIM_INSTANCE must name "
+     "the daemon's instance type. Unreachable or gone daemon: NRT_FAILURE (NRT_TIMEOUT past "
+     "an RPC deadline) naming the address."},
     {EnvVar::kToken, "TRNSIM_TOKEN", EnvType::kString, "",
-     "trnsim only: the token neurond asks for, when it was started with --token-file."},
+     "trnsim only: the token neurond asks for, when it was started with --token-file; a wrong "
+     "or missing one fails nrt_init with NRT_INVALID."},
     {EnvVar::kExecTimeout, "NEURON_RT_EXEC_TIMEOUT", EnvType::kInt, "600",
      "Seconds of host time one execution may take before nrt_execute fails with NRT_TIMEOUT "
      "(AWS's default on trn1/trn2 is 600). trnsim: 0 means no limit."},
