@@ -70,7 +70,8 @@ class Device {
   // Reserves physical cores [first, first+count) (instance-wide indices) for this connection.
   // NRT_FAILURE if any is held by another connection; NRT_INVALID if out of range.
   virtual Status AcquireCores(int first_physical_core, int count) = 0;
-  // Releases cores this connection holds; cores it does not hold are ignored.
+  // Releases cores this connection holds, dropping their on-chip state (SBUF/PSUM: the next
+  // owner starts from zeroed memory); cores it does not hold are ignored.
   virtual void ReleaseCores(int first_physical_core, int count) = 0;
 
   // Device memory. A new allocation reads as zero.
