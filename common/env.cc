@@ -36,11 +36,12 @@ constexpr EnvVarInfo kTable[] = {
      "Check each NEFF's payload hash (MD5 or SHA-256, per the header) at load; a mismatch fails "
      "the load with NRT_INVALID."},
     {EnvVar::kInstance, "TRNSIM_INSTANCE", EnvType::kString, "trn2.48xlarge",
-     "trnsim only: the emulated instance type (see `trnsim-demo --instances`)."},
+     "trnsim only: the emulated instance type (see `trnsim-demo --instances`). With "
+     "TRNSIM_DAEMON set and this unset, the daemon's instance type."},
     {EnvVar::kDaemon, "TRNSIM_DAEMON", EnvType::kString, "",
      "trnsim only: address of a neurond daemon (unix:PATH, 127.0.0.1:PORT, [::1]:PORT, "
-     "localhost:PORT) to use instead of the in-process simulator; TRNSIM_INSTANCE must name "
-     "the daemon's instance type. Unreachable or gone daemon: NRT_FAILURE (NRT_TIMEOUT past "
+     "localhost:PORT) to use instead of the in-process simulator; TRNSIM_INSTANCE, when set, "
+     "must name the daemon's instance type (else nrt_init fails with NRT_INVALID). Unreachable or gone daemon: NRT_FAILURE (NRT_TIMEOUT past "
      "an RPC deadline) naming the address."},
     {EnvVar::kToken, "TRNSIM_TOKEN", EnvType::kString, "",
      "trnsim only: the token neurond asks for, when it was started with --token-file; a wrong "

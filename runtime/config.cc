@@ -1,6 +1,7 @@
 #include "runtime/config.h"
 
 #include <charconv>
+#include <optional>
 
 namespace trnsim::runtime {
 namespace {
@@ -60,10 +61,24 @@ StatusOr<std::vector<int>> ParseCoreList(std::string_view text) {
   return cores;
 }
 
-StatusOr<RuntimeConfig> ParseRuntimeConfig(const Environment& env) {
+bool InstanceComesFromDaemon(const Environment& env) {
+  std::optional<std::string_view> instance = env.Raw(EnvVar::kInstance);
+  return !env.Get(EnvVar::kDaemon).empty() && (!instance.has_value() || instance->empty());
+}
+
+StatusOr<RuntimeConfig> ParseRuntimeConfig(const Environment& env,
+                                           const simulator::InstanceSpec* daemon_instance) {
   RuntimeConfig config;
-  TRNSIM_ASSIGN_OR_RETURN(config.instance,
-                          simulator::FindInstanceSpec(env.Get(EnvVar::kInstance)));
+  if (InstanceComesFromDaemon(env)) {
+    if (daemon_instance == nullptr) {
+      return InvalidError("TRNSIM_INSTANCE is unset and the instance type of the daemon at " +
+                          std::string(env.Get(EnvVar::kDaemon)) + " is not known");
+    }
+    config.instance = daemon_instance;
+  } else {
+    TRNSIM_ASSIGN_OR_RETURN(config.instance,
+                            simulator::FindInstanceSpec(env.Get(EnvVar::kInstance)));
+  }
 
   config.lnc = config.instance->default_lnc;
   for (EnvVar var : {EnvVar::kVirtualCoreSize, EnvVar::kLogicalNcConfig}) {

@@ -6,6 +6,8 @@
 //    contiguous and increasing) wins over NEURON_RT_NUM_CORES (count from core 0; 0 = all).
 //    A malformed or non-contiguous list is NRT_INVALID; cores past the instance are
 //    NRT_FAILURE ("Logical Neuron Core(s) not available"), as AWS reports them.
+//  - Instance: TRNSIM_INSTANCE; with TRNSIM_DAEMON set and TRNSIM_INSTANCE unset (or empty),
+//    the daemon's instance type, which the caller asks the daemon for and passes in.
 #pragma once
 
 #include <string>
@@ -28,7 +30,15 @@ struct RuntimeConfig {
   std::string token;
 };
 
-StatusOr<RuntimeConfig> ParseRuntimeConfig(const Environment& env);
+// True when the instance type must come from the daemon: TRNSIM_DAEMON is set and
+// TRNSIM_INSTANCE is unset or empty.
+bool InstanceComesFromDaemon(const Environment& env);
+
+// `daemon_instance` is the daemon's instance type; it is used only when
+// InstanceComesFromDaemon(env), and must then be non-null (else NRT_INVALID).
+StatusOr<RuntimeConfig> ParseRuntimeConfig(const Environment& env,
+                                           const simulator::InstanceSpec* daemon_instance =
+                                               nullptr);
 
 // Parses a NEURON_RT_VISIBLE_CORES value into its sorted core indices. NRT_INVALID when
 // malformed, not increasing, or not contiguous.

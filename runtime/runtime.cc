@@ -20,6 +20,26 @@ std::string VisibleText(const RuntimeConfig& config) {
          (config.visible_vnc_count > 1 ? "-" + std::to_string(last) : "");
 }
 
+// Opens the configured back end; a remote one's errors name TRNSIM_DAEMON's address.
+StatusOr<std::unique_ptr<driver::Device>> OpenBackend(const driver::DeviceOptions& options) {
+  StatusOr<std::unique_ptr<driver::Device>> device = driver::OpenDevice(options);
+  if (!device.ok() && options.backend == "remote") {
+    return Status(device.status().code(),
+                  "TRNSIM_DAEMON=" + options.address + ": " + device.status().message());
+  }
+  return device;
+}
+
+// Connects to TRNSIM_DAEMON without naming an instance type: the device reports the daemon's.
+StatusOr<std::unique_ptr<driver::Device>> OpenDaemonDevice(const Environment& env) {
+  driver::DeviceOptions options;
+  options.backend = "remote";
+  options.instance = nullptr;
+  options.address = std::string(env.Get(EnvVar::kDaemon));
+  options.token = std::string(env.Get(EnvVar::kToken));
+  return OpenBackend(options);
+}
+
 }  // namespace
 
 Runtime& Runtime::Get() {
@@ -68,7 +88,13 @@ Status Runtime::Init(uint32_t framework, const std::string& framework_version,
     return InvalidError("framework type " + std::to_string(framework) +
                         " is not a valid nrt_framework_type_t");
   }
-  TRNSIM_ASSIGN_OR_RETURN(RuntimeConfig config, ParseRuntimeConfig(env));
+  // With TRNSIM_DAEMON and no TRNSIM_INSTANCE the instance is the daemon's: connect first.
+  std::unique_ptr<driver::Device> device;
+  if (InstanceComesFromDaemon(env)) {
+    TRNSIM_ASSIGN_OR_RETURN(device, OpenDaemonDevice(env));
+  }
+  TRNSIM_ASSIGN_OR_RETURN(RuntimeConfig config,
+                          ParseRuntimeConfig(env, device ? &device->instance_spec() : nullptr));
   TRNSIM_ASSIGN_OR_RETURN(bool validate_hash, env.GetBool(EnvVar::kValidateHash));
   TRNSIM_ASSIGN_OR_RETURN(int64_t exec_timeout_s, env.GetInt(EnvVar::kExecTimeout));
   if (exec_timeout_s < 0) {
@@ -79,24 +105,19 @@ Status Runtime::Init(uint32_t framework, const std::string& framework_version,
   TRNSIM_ASSIGN_OR_RETURN(bool stochastic, env.GetBool(EnvVar::kStochasticRounding));
   TRNSIM_ASSIGN_OR_RETURN(int64_t rounding_seed, env.GetInt(EnvVar::kStochasticSeed));
 
-  driver::DeviceOptions options;
-  options.backend = config.backend;
-  options.instance = config.instance;
-  options.address = config.daemon_address;
-  options.token = config.token;
-  StatusOr<std::unique_ptr<driver::Device>> device = driver::OpenDevice(options);
-  if (!device.ok()) {
-    if (config.backend == "remote") {
-      return Status(device.status().code(), "TRNSIM_DAEMON=" + config.daemon_address +
-                                                ": " + device.status().message());
-    }
-    return device.status();
+  if (!device) {
+    driver::DeviceOptions options;
+    options.backend = config.backend;
+    options.instance = config.instance;
+    options.address = config.daemon_address;
+    options.token = config.token;
+    TRNSIM_ASSIGN_OR_RETURN(device, OpenBackend(options));
   }
 
   auto core_map = std::make_unique<CoreMap>(config);
   CoreLocation first = core_map->Locate(0);
   Status acquired =
-      (*device)->AcquireCores(first.first_physical, config.visible_vnc_count * config.lnc);
+      device->AcquireCores(first.first_physical, config.visible_vnc_count * config.lnc);
   if (!acquired.ok()) {
     return FailureError("Logical Neuron Core(s) not available - Requested: " +
                         VisibleText(config) + " (" + acquired.message() + ")");
@@ -104,7 +125,7 @@ Status Runtime::Init(uint32_t framework, const std::string& framework_version,
 
   config_ = config;
   core_map_ = std::move(core_map);
-  device_ = std::move(*device);
+  device_ = std::move(device);
   vnc_bytes_used_ = std::make_unique<std::atomic<uint64_t>[]>(config.visible_vnc_count);
   models_ = std::make_unique<model::ModelRegistry>(device_.get(), config_, *core_map_,
                                                    vnc_bytes_used_.get());
@@ -165,7 +186,11 @@ StatusOr<RuntimeConfig> Runtime::CurrentConfig() const {
     std::shared_lock lock(mutex_);
     if (state_ == State::kInit) return config_;
   }
-  return ParseRuntimeConfig(Environment::FromProcess());
+  Environment env = Environment::FromProcess();
+  if (!InstanceComesFromDaemon(env)) return ParseRuntimeConfig(env);
+  // Before nrt_init, the daemon's instance type costs one short session.
+  TRNSIM_ASSIGN_OR_RETURN(std::unique_ptr<driver::Device> probe, OpenDaemonDevice(env));
+  return ParseRuntimeConfig(env, &probe->instance_spec());
 }
 
 StatusOr<uint32_t> Runtime::TotalVncCount() const {

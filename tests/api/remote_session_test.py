@@ -6,7 +6,9 @@ its own (it kills it, so it cannot share the suite's fixture daemons):
   2. a client holding every core makes a second client's nrt_init fail; once the first is killed
      with SIGKILL its session ends and the second one's nrt_init succeeds (cores released);
   3. with the daemon killed (SIGKILL) mid-session, the next call fails with a status within
-     seconds and nrt_close returns — nothing hangs.
+     seconds and nrt_close returns — nothing hangs;
+  4. with TRNSIM_INSTANCE unset the client takes the daemon's instance type (before and after
+     nrt_init); a TRNSIM_INSTANCE naming another type fails nrt_init with NRT_INVALID.
 
 Usage: remote_session_test.py PATH/TO/libnrt.so.1 PATH/TO/neurond WORKDIR
 Last line: "N passed, M failed"; exit status 1 on any failure.
@@ -21,10 +23,11 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import neurond_fixture  # noqa: E402
 
-SUCCESS, FAILURE = 0, 1
+SUCCESS, FAILURE, INVALID = 0, 1, 2
 NO_FW = 1
 DEVICE = 0
 INSTANCE = "trn2.3xlarge"
+INSTANCE_VNCS = 4  # trn2.3xlarge: one chip of 8 physical cores, LNC=2 by default
 QUICK_S = 5  # far above what a refused connection or a broken session takes
 
 passed = 0
@@ -87,6 +90,30 @@ def test_killed_client_releases_cores(lib, libnrt, address):
     expect_eq(status, SUCCESS, "nrt_init once the holder was killed (its cores released)")
 
 
+def total_nc_count(lib):
+    count = C.c_uint32(0)
+    status = lib.nrt_get_total_nc_count(C.byref(count))
+    return status, count.value
+
+
+def test_instance_from_daemon(lib, address):
+    os.environ["TRNSIM_DAEMON"] = address
+    os.environ["TRNSIM_INSTANCE"] = "trn2.48xlarge"
+    expect_eq(lib.nrt_init(NO_FW, b"", b""), INVALID,
+              "nrt_init with TRNSIM_INSTANCE naming another type than the daemon's")
+    lib.nrt_close()
+    del os.environ["TRNSIM_INSTANCE"]
+    try:
+        expect_eq(total_nc_count(lib), (SUCCESS, INSTANCE_VNCS),
+                  "nrt_get_total_nc_count before nrt_init, TRNSIM_INSTANCE unset")
+        expect_eq(lib.nrt_init(NO_FW, b"", b""), SUCCESS, "nrt_init, TRNSIM_INSTANCE unset")
+        expect_eq(total_nc_count(lib), (SUCCESS, INSTANCE_VNCS),
+                  "nrt_get_total_nc_count after nrt_init, TRNSIM_INSTANCE unset")
+        lib.nrt_close()
+    finally:
+        os.environ["TRNSIM_INSTANCE"] = INSTANCE
+
+
 def test_daemon_killed_mid_session(lib, daemon_pid):
     # Initialised by the previous test against the daemon.
     t = C.c_void_p()
@@ -109,6 +136,7 @@ def main(libnrt, neurond, workdir):
                                         C.POINTER(C.c_void_p)]
     lib.nrt_tensor_write.argtypes = [C.c_void_p, C.c_void_p, C.c_size_t, C.c_size_t]
     lib.nrt_tensor_free.argtypes = [C.POINTER(C.c_void_p)]
+    lib.nrt_get_total_nc_count.argtypes = [C.POINTER(C.c_uint32)]
     for var in ("NEURON_RT_VISIBLE_CORES", "NEURON_RT_NUM_CORES", "NEURON_LOGICAL_NC_CONFIG"):
         os.environ.pop(var, None)
     os.environ["TRNSIM_INSTANCE"] = INSTANCE
@@ -123,6 +151,7 @@ def main(libnrt, neurond, workdir):
         sock, pid_file, _ = neurond_fixture.paths(base)
         daemon_pid = neurond_fixture.read_pid(pid_file)
         try:
+            test_instance_from_daemon(lib, "unix:" + sock)
             test_killed_client_releases_cores(lib, libnrt, "unix:" + sock)
             test_daemon_killed_mid_session(lib, daemon_pid)
         finally:

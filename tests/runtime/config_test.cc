@@ -211,12 +211,45 @@ TEST(ParseRuntimeConfigTest, UnknownInstanceIsInvalid) {
 }
 
 TEST(ParseRuntimeConfigTest, DaemonSelectsRemoteBackend) {
-  RuntimeConfig config = MustParse({{"TRNSIM_DAEMON", "127.0.0.1:7777"}, {"TRNSIM_TOKEN", "t0k"}});
+  RuntimeConfig config = MustParse({{"TRNSIM_DAEMON", "127.0.0.1:7777"},
+                                    {"TRNSIM_TOKEN", "t0k"},
+                                    {"TRNSIM_INSTANCE", "trn2.48xlarge"}});
   EXPECT_EQ(config.backend, "remote");
   EXPECT_EQ(config.daemon_address, "127.0.0.1:7777");
   EXPECT_EQ(config.token, "t0k");
   EXPECT_EQ(MustParse({{"TRNSIM_DAEMON", ""}}).backend, "sim");  // empty counts as unset
   EXPECT_EQ(MustParse({{"TRNSIM_TOKEN", "t0k"}}).backend, "sim");
+}
+
+TEST(ParseRuntimeConfigTest, InstanceComesFromTheDaemonOnlyWhenUnset) {
+  auto env = [](std::map<std::string, std::string> values) {
+    return Environment::FromMap(values);
+  };
+  EXPECT_TRUE(InstanceComesFromDaemon(env({{"TRNSIM_DAEMON", "unix:/d"}})));
+  EXPECT_TRUE(InstanceComesFromDaemon(env({{"TRNSIM_DAEMON", "unix:/d"},
+                                           {"TRNSIM_INSTANCE", ""}})));
+  EXPECT_FALSE(InstanceComesFromDaemon(env({{"TRNSIM_DAEMON", "unix:/d"},
+                                            {"TRNSIM_INSTANCE", "trn2.3xlarge"}})));
+  EXPECT_FALSE(InstanceComesFromDaemon(env({})));
+
+  const simulator::InstanceSpec* small = *simulator::FindInstanceSpec("trn2.3xlarge");
+  StatusOr<RuntimeConfig> adopted =
+      ParseRuntimeConfig(env({{"TRNSIM_DAEMON", "unix:/d"}}), small);
+  ASSERT_TRUE(adopted.ok()) << adopted.status().message();
+  EXPECT_EQ(adopted->instance, small);
+  EXPECT_EQ(adopted->total_vnc, small->PhysicalCores() / small->default_lnc);
+
+  // Not asked for yet: refused rather than guessed.
+  StatusOr<RuntimeConfig> unknown = ParseRuntimeConfig(env({{"TRNSIM_DAEMON", "unix:/d"}}));
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.status().code(), StatusCode::kInvalid);
+  EXPECT_THAT(unknown.status().message(), HasSubstr("unix:/d"));
+
+  // A set TRNSIM_INSTANCE wins; the daemon checks it matches at connection.
+  StatusOr<RuntimeConfig> named = ParseRuntimeConfig(
+      env({{"TRNSIM_DAEMON", "unix:/d"}, {"TRNSIM_INSTANCE", "trn3.48xlarge"}}), small);
+  ASSERT_TRUE(named.ok());
+  EXPECT_EQ(named->instance->type_name, "trn3.48xlarge");
 }
 
 }  // namespace
