@@ -26,6 +26,8 @@ struct RuntimeConfig {
   std::string backend = "sim";  // "remote" when TRNSIM_DAEMON is set
   std::string daemon_address;
   std::string token;
+  std::string tls_ca_file;      // TRNSIM_TLS_CA
+  std::string tls_server_name;  // TRNSIM_TLS_SERVER_NAME
 };
 
 StatusOr<RuntimeConfig> ParseRuntimeConfig(const Environment& env);

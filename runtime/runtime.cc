@@ -84,6 +84,8 @@ Status Runtime::Init(uint32_t framework, const std::string& framework_version,
   options.instance = config.instance;
   options.address = config.daemon_address;
   options.token = config.token;
+  options.tls_ca_file = config.tls_ca_file;
+  options.tls_server_name = config.tls_server_name;
   StatusOr<std::unique_ptr<driver::Device>> device = driver::OpenDevice(options);
   if (!device.ok()) {
     if (config.backend == "remote") {

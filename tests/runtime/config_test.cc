@@ -219,5 +219,16 @@ TEST(ParseRuntimeConfigTest, DaemonSelectsRemoteBackend) {
   EXPECT_EQ(MustParse({{"TRNSIM_TOKEN", "t0k"}}).backend, "sim");
 }
 
+TEST(ParseRuntimeConfigTest, TlsSettingsGoWithTheDaemon) {
+  RuntimeConfig config = MustParse({{"TRNSIM_DAEMON", "127.0.0.1:7777"},
+                                    {"TRNSIM_TLS_CA", "/etc/ca.pem"},
+                                    {"TRNSIM_TLS_SERVER_NAME", "localhost"}});
+  EXPECT_EQ(config.tls_ca_file, "/etc/ca.pem");
+  EXPECT_EQ(config.tls_server_name, "localhost");
+  RuntimeConfig plaintext = MustParse({{"TRNSIM_DAEMON", "127.0.0.1:7777"}});
+  EXPECT_EQ(plaintext.tls_ca_file, "");
+  EXPECT_EQ(plaintext.tls_server_name, "");
+}
+
 }  // namespace
 }  // namespace trnsim::runtime
