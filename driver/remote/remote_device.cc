@@ -211,10 +211,11 @@ Status RemoteDevice::TransportError(const char* rpc, const grpc::Status& status,
       // looks like this: gRPC drops the connection during the handshake.
       const std::string hint =
           tls_ca_file_.empty()
-              ? "; the connection is plaintext: a daemon started with --tls-cert needs TLS"
-              : "; with TLS trusting " + tls_ca_file_ +
-                    ": does the daemon use TLS, and does its certificate chain to that file "
-                    "and name the host?";
+              ? "; this client speaks plaintext: if the daemon was started with --tls-cert, "
+                "trust its certificate (TRNSIM_TLS_CA)"
+              : "; this client speaks TLS trusting " + tls_ca_file_ +
+                    ": if the daemon is up, check that it uses TLS and that its certificate "
+                    "chains to that file and names the host (TRNSIM_TLS_SERVER_NAME)";
       return FailureError("cannot reach " + where + " (" + rpc + ": " + GrpcText(status) + ")" +
                           (std::string_view(rpc) == "Hello" ? hint : ""));
     }
