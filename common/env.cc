@@ -46,6 +46,13 @@ constexpr EnvVarInfo kTable[] = {
     {EnvVar::kToken, "TRNSIM_TOKEN", EnvType::kString, "",
      "trnsim only: the token neurond asks for, when it was started with --token-file; a wrong "
      "or missing one fails nrt_init with NRT_INVALID."},
+    {EnvVar::kTlsCa, "TRNSIM_TLS_CA", EnvType::kString, "",
+     "trnsim only: path of a PEM file of root certificates; when set, the connection to "
+     "TRNSIM_DAEMON is TLS trusting only those (for a neurond started with --tls-cert/--tls-key). "
+     "Unreadable file, or a failed handshake: nrt_init fails with NRT_FAILURE."},
+    {EnvVar::kTlsServerName, "TRNSIM_TLS_SERVER_NAME", EnvType::kString, "",
+     "trnsim only: with TRNSIM_TLS_CA, the name the daemon's certificate must carry instead of "
+     "TRNSIM_DAEMON's host (e.g. localhost for a daemon reached at 127.0.0.1)."},
     {EnvVar::kExecTimeout, "NEURON_RT_EXEC_TIMEOUT", EnvType::kInt, "600",
      "Seconds of host time one execution may take before nrt_execute fails with NRT_TIMEOUT "
      "(AWS's default on trn1/trn2 is 600). trnsim: 0 means no limit."},

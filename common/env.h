@@ -31,6 +31,8 @@ enum class EnvVar : int {
   kInstance,            // TRNSIM_INSTANCE
   kDaemon,              // TRNSIM_DAEMON
   kToken,               // TRNSIM_TOKEN
+  kTlsCa,               // TRNSIM_TLS_CA
+  kTlsServerName,       // TRNSIM_TLS_SERVER_NAME
   kExecTimeout,         // NEURON_RT_EXEC_TIMEOUT
   kExecReport,          // TRNSIM_EXEC_REPORT
   kStochasticRounding,  // NEURON_RT_STOCHASTIC_ROUNDING_EN

@@ -123,6 +123,8 @@ struct DeviceOptions {
   const simulator::InstanceSpec* instance = nullptr;  // sim: the instance to build
   std::string address;          // remote: the daemon address
   std::string token;            // remote: the daemon's token
+  std::string tls_ca_file;      // remote: PEM roots to trust; empty: plaintext (remote_device.h)
+  std::string tls_server_name;  // remote: the name the daemon's certificate must carry
 };
 
 // Opens a device with the named back end; NRT_INVALID names the known back ends.

@@ -118,6 +118,8 @@ StatusOr<RuntimeConfig> ParseRuntimeConfig(const Environment& env,
     config.backend = "remote";
     config.daemon_address = std::string(env.Get(EnvVar::kDaemon));
     config.token = std::string(env.Get(EnvVar::kToken));
+    config.tls_ca_file = std::string(env.Get(EnvVar::kTlsCa));
+    config.tls_server_name = std::string(env.Get(EnvVar::kTlsServerName));
   }
   return config;
 }

@@ -28,6 +28,8 @@ struct RuntimeConfig {
   std::string backend = "sim";  // "remote" when TRNSIM_DAEMON is set
   std::string daemon_address;
   std::string token;
+  std::string tls_ca_file;      // TRNSIM_TLS_CA
+  std::string tls_server_name;  // TRNSIM_TLS_SERVER_NAME
 };
 
 // True when the instance type must come from the daemon: TRNSIM_DAEMON is set and

@@ -37,6 +37,8 @@ StatusOr<std::unique_ptr<driver::Device>> OpenDaemonDevice(const Environment& en
   options.instance = nullptr;
   options.address = std::string(env.Get(EnvVar::kDaemon));
   options.token = std::string(env.Get(EnvVar::kToken));
+  options.tls_ca_file = std::string(env.Get(EnvVar::kTlsCa));
+  options.tls_server_name = std::string(env.Get(EnvVar::kTlsServerName));
   return OpenBackend(options);
 }
 
@@ -111,6 +113,8 @@ Status Runtime::Init(uint32_t framework, const std::string& framework_version,
     options.instance = config.instance;
     options.address = config.daemon_address;
     options.token = config.token;
+    options.tls_ca_file = config.tls_ca_file;
+    options.tls_server_name = config.tls_server_name;
     TRNSIM_ASSIGN_OR_RETURN(device, OpenBackend(options));
   }
 

@@ -18,6 +18,7 @@
 #include "common/log.h"
 #include "driver/remote/chunking.h"
 #include "driver/remote/convert.h"
+#include "driver/remote/tls.h"
 #include "proto/neurond.grpc.pb.h"
 
 #ifndef TRNSIM_VERSION
@@ -77,11 +78,13 @@ std::string CommandLine() {
 
 class RemoteDevice final : public Device {
  public:
-  RemoteDevice(std::string address, const RemoteOptions& options)
+  // `tls_ca_file` is empty for a plaintext channel; it only words the errors.
+  RemoteDevice(std::string address, std::shared_ptr<grpc::Channel> channel, std::string tls_ca_file,
+               const RemoteOptions& options)
       : address_(std::move(address)),
+        tls_ca_file_(std::move(tls_ca_file)),
         options_(options),
-        stub_(v1::Neurond::NewStub(
-            grpc::CreateChannel(address_, grpc::InsecureChannelCredentials()))) {}
+        stub_(v1::Neurond::NewStub(std::move(channel))) {}
   ~RemoteDevice() override;
 
   // Hello, the instance check, then the Attach stream. On error the destructor still ends
@@ -135,6 +138,7 @@ class RemoteDevice final : public Device {
   void AttachLoop();
 
   const std::string address_;
+  const std::string tls_ca_file_;
   const RemoteOptions options_;
   std::unique_ptr<v1::Neurond::Stub> stub_;
   const simulator::InstanceSpec* spec_ = nullptr;
@@ -202,8 +206,19 @@ Status RemoteDevice::TransportError(const char* rpc, const grpc::Status& status,
     }
     case grpc::StatusCode::RESOURCE_EXHAUSTED:
       return ResourceError(where + ": " + rpc + " exceeded a limit (" + GrpcText(status) + ")");
-    case grpc::StatusCode::UNAVAILABLE:
-      return FailureError("cannot reach " + where + " (" + rpc + ": " + GrpcText(status) + ")");
+    case grpc::StatusCode::UNAVAILABLE: {
+      // A TLS mismatch (plaintext against TLS, an untrusted certificate, a wrong name) also
+      // looks like this: gRPC drops the connection during the handshake.
+      const std::string hint =
+          tls_ca_file_.empty()
+              ? "; this client speaks plaintext: if the daemon was started with --tls-cert, "
+                "trust its certificate (TRNSIM_TLS_CA)"
+              : "; this client speaks TLS trusting " + tls_ca_file_ +
+                    ": if the daemon is up, check that it uses TLS and that its certificate "
+                    "chains to that file and names the host (TRNSIM_TLS_SERVER_NAME)";
+      return FailureError("cannot reach " + where + " (" + rpc + ": " + GrpcText(status) + ")" +
+                          (std::string_view(rpc) == "Hello" ? hint : ""));
+    }
     default:
       return FailureError(where + ": " + rpc + " failed (" + GrpcText(status) + ")");
   }
@@ -543,6 +558,31 @@ StatusOr<simulator::core::ExecutionResult> RemoteDevice::Execute(
   return result;
 }
 
+// The channel to the daemon: plaintext, or TLS trusting the roots of options.tls_ca_file
+// (and expecting options.tls_server_name, when set, in the daemon's certificate).
+StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const DeviceOptions& options) {
+  grpc::ChannelArguments arguments;
+  if (options.tls_ca_file.empty()) {
+    if (!options.tls_server_name.empty()) {
+      return InvalidError("a TLS server name ('" + options.tls_server_name +
+                          "') without a TLS CA file: the connection to " + options.address +
+                          " would be plaintext");
+    }
+    return grpc::CreateCustomChannel(options.address, grpc::InsecureChannelCredentials(),
+                                     arguments);
+  }
+  StatusOr<std::string> roots = ReadPemCertificates(options.tls_ca_file, "TLS CA file");
+  if (!roots.ok()) {
+    return FailureError("neurond at " + options.address + ": " + roots.status().message());
+  }
+  grpc::SslCredentialsOptions ssl;
+  ssl.pem_root_certs = *std::move(roots);
+  if (!options.tls_server_name.empty()) {
+    arguments.SetSslTargetNameOverride(options.tls_server_name);
+  }
+  return grpc::CreateCustomChannel(options.address, grpc::SslCredentials(ssl), arguments);
+}
+
 }  // namespace
 
 Status ValidateDaemonAddress(const std::string& address) {
@@ -584,7 +624,9 @@ StatusOr<std::unique_ptr<Device>> OpenRemoteDevice(const DeviceOptions& options,
                                                    const RemoteOptions& remote_options) {
   if (options.address.empty()) return InvalidError("the remote back end needs a daemon address");
   TRNSIM_RETURN_IF_ERROR(ValidateDaemonAddress(options.address));
-  auto device = std::make_unique<RemoteDevice>(options.address, remote_options);
+  TRNSIM_ASSIGN_OR_RETURN(std::shared_ptr<grpc::Channel> channel, MakeChannel(options));
+  auto device = std::make_unique<RemoteDevice>(options.address, std::move(channel),
+                                               options.tls_ca_file, remote_options);
   TRNSIM_RETURN_IF_ERROR(device->Connect(options));
   return std::unique_ptr<Device>(std::move(device));
 }

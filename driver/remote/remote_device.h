@@ -10,14 +10,23 @@
 // later call carries the session key in the metadata entry "trnsim-session-key".
 //
 // Addresses: "unix:PATH", or "HOST:PORT" with HOST an IPv4 address, a bracketed IPv6 address or
-// a host name ("127.0.0.1:PORT", "[::1]:PORT", "localhost:PORT"). The connection is plaintext:
+// a host name ("127.0.0.1:PORT", "[::1]:PORT", "localhost:PORT").
+//
+// TLS: with DeviceOptions::tls_ca_file set the channel is TLS (server authentication only: no
+// client certificate; the token still authenticates the client), trusting only the PEM
+// certificates of that file, and the daemon's certificate must name the address's host — or
+// DeviceOptions::tls_server_name when set (e.g. "localhost" for a certificate of that name
+// reached at 127.0.0.1). An unreadable file, or one without a PEM certificate, is NRT_FAILURE
+// naming the file and the address, before any connection. Otherwise the connection is plaintext:
 // the daemon listens on loopback unless started with --allow-remote.
 //
 // Errors: a status the daemon returns is passed on unchanged. Transport problems name the
-// daemon's address: unreachable or broken connection NRT_FAILURE, a deadline NRT_TIMEOUT, a
-// refused token NRT_INVALID. Every RPC has a deadline (RemoteOptions; Execute gets the
-// execution's host timeout plus rpc_deadline, and none when the execution has no timeout), so a
-// dead or hung daemon never hangs the caller. Once the Attach stream has broken the session is gone on the daemon
+// daemon's address: unreachable or broken connection NRT_FAILURE (so is a failed TLS handshake:
+// plaintext against a TLS daemon or the reverse, an untrusted certificate, a wrong name — the
+// message says what to check), a deadline NRT_TIMEOUT, a refused token NRT_INVALID. Every RPC
+// has a deadline (RemoteOptions; Execute gets the execution's host timeout plus rpc_deadline,
+// and none when the execution has no timeout), so a dead or hung daemon never hangs the
+// caller. Once the Attach stream has broken the session is gone on the daemon
 // side, and every later call fails at once with NRT_FAILURE saying why.
 //
 // HostAddress returns nullptr: daemon memory cannot be mapped into this process.

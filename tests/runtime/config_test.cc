@@ -252,5 +252,18 @@ TEST(ParseRuntimeConfigTest, InstanceComesFromTheDaemonOnlyWhenUnset) {
   EXPECT_EQ(named->instance->type_name, "trn3.48xlarge");
 }
 
+TEST(ParseRuntimeConfigTest, TlsSettingsGoWithTheDaemon) {
+  RuntimeConfig config = MustParse({{"TRNSIM_DAEMON", "127.0.0.1:7777"},
+                                    {"TRNSIM_INSTANCE", "trn2.48xlarge"},
+                                    {"TRNSIM_TLS_CA", "/etc/ca.pem"},
+                                    {"TRNSIM_TLS_SERVER_NAME", "localhost"}});
+  EXPECT_EQ(config.tls_ca_file, "/etc/ca.pem");
+  EXPECT_EQ(config.tls_server_name, "localhost");
+  RuntimeConfig plaintext =
+      MustParse({{"TRNSIM_DAEMON", "127.0.0.1:7777"}, {"TRNSIM_INSTANCE", "trn2.48xlarge"}});
+  EXPECT_EQ(plaintext.tls_ca_file, "");
+  EXPECT_EQ(plaintext.tls_server_name, "");
+}
+
 }  // namespace
 }  // namespace trnsim::runtime

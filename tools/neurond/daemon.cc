@@ -27,6 +27,9 @@ StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
   }
   TRNSIM_ASSIGN_OR_RETURN(std::string listen,
                           ParseListenAddress(options.listen, options.allow_remote));
+  TRNSIM_ASSIGN_OR_RETURN(std::shared_ptr<grpc::ServerCredentials> credentials,
+                          ServerCredentials(options.tls));
+  const bool tls = !options.tls.certificate_chain_pem.empty();
 
   std::unique_ptr<Daemon> daemon(new Daemon());
   driver::DeviceOptions device_options;
@@ -37,7 +40,7 @@ StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
 
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &port);
+  builder.AddListeningPort(listen, credentials, &port);
   builder.SetMaxReceiveMessageSize(kMaxMessageBytes);
   builder.SetMaxSendMessageSize(kMaxMessageBytes);
   builder.RegisterService(daemon->service_.get());
@@ -51,7 +54,7 @@ StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
     daemon->address_ = listen.substr(0, listen.rfind(':') + 1) + std::to_string(port);
   }
   TRNSIM_LOG(Info, Tool) << "neurond serving " << options.instance->type_name << " on "
-                         << daemon->address_;
+                         << daemon->address_ << (tls ? " (TLS)" : " (plaintext)");
   return daemon;
 }
 

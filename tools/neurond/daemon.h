@@ -4,9 +4,10 @@
 //
 // Start() validates the options (listen address: listen_address.h; lnc 1 or 2, and 2 only
 // where the instance's cores pair up; max_sessions >= 1) and returns NRT_INVALID for bad ones,
-// NRT_FAILURE naming the address when it cannot be bound. gRPC messages are capped a little
-// above one chunk (CHUNK_BYTES), so an oversized message is refused by gRPC itself
-// (RESOURCE_EXHAUSTED) before it is parsed.
+// NRT_FAILURE naming the address when it cannot be bound; options.tls is checked as
+// ServerCredentials does (credentials.h). TLS works on TCP and unix: addresses alike. gRPC
+// messages are capped a little above one chunk (CHUNK_BYTES), so an oversized message is
+// refused by gRPC itself (RESOURCE_EXHAUSTED) before it is parsed.
 // Shutdown(grace) stops accepting calls, tells Attach streams the daemon is going, lets calls in
 // flight finish for up to `grace` (then cancels them), ends every session and returns; it is
 // idempotent, and the destructor calls it.
@@ -25,6 +26,7 @@
 #include "common/status_or.h"
 #include "driver/device.h"
 #include "simulator/spec/instance_spec.h"
+#include "tools/neurond/credentials.h"
 #include "tools/neurond/service.h"
 
 namespace trnsim::neurond {
@@ -34,6 +36,7 @@ struct DaemonOptions {
   bool allow_remote = false;  // allow a non-loopback listen address
   const simulator::InstanceSpec* instance = nullptr;
   ServiceOptions service;
+  TlsKeyPair tls;  // both empty: plaintext; else TLS (credentials.h)
 };
 
 class Daemon {

@@ -2,6 +2,7 @@
 // with TRNSIM_DAEMON=ADDR). See tools/neurond/README.md.
 //
 //   neurond --listen ADDR --instance TYPE [--lnc N] [--token-file F] [--allow-remote]
+//           [--tls-cert PEM --tls-key PEM]
 //           [--max-sessions N] [--max-session-memory BYTES] [--shutdown-grace-ms MS]
 //
 // SIGTERM or SIGINT: stop accepting calls, let calls in flight finish (up to the grace period),
@@ -45,7 +46,7 @@ int Fail(const Status& status) {
 
 int main(int argc, char** argv) {
   CLI::App app{"neurond: one emulated Trainium instance shared by many trnsim clients"};
-  std::string listen, instance_name, token_file;
+  std::string listen, instance_name, token_file, tls_cert, tls_key;
   neurond::DaemonOptions options;
   int64_t grace_ms = 10000;
   app.add_option("--listen", listen,
@@ -56,6 +57,12 @@ int main(int argc, char** argv) {
                  "cores are taken in whole logical cores of this many physical ones (1 or 2)");
   app.add_option("--token-file", token_file, "clients must present this file's first line");
   app.add_flag("--allow-remote", options.allow_remote, "allow a non-loopback listen address");
+  CLI::Option* cert_option = app.add_option(
+      "--tls-cert", tls_cert, "serve TLS with this PEM certificate (chain); needs --tls-key");
+  CLI::Option* key_option =
+      app.add_option("--tls-key", tls_key, "the PEM private key of --tls-cert (no passphrase)");
+  cert_option->needs(key_option);
+  key_option->needs(cert_option);
   app.add_option("--max-sessions", options.service.max_sessions, "sessions open at once")
       ->capture_default_str();
   app.add_option("--max-session-memory", options.service.max_session_memory_bytes,
@@ -65,7 +72,13 @@ int main(int argc, char** argv) {
                  "on SIGTERM, how long calls in flight may take to finish")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    // CLI11 prints the message (or the help); a bad command line is exit status 2 whatever
+    // CLI11's own code for it.
+    return app.exit(error) == 0 ? 0 : 2;
+  }
 
   ConfigureDaemonLogging();
   StatusOr<const simulator::InstanceSpec*> instance = simulator::FindInstanceSpec(instance_name);
@@ -76,6 +89,11 @@ int main(int argc, char** argv) {
     StatusOr<std::string> token = neurond::ReadTokenFile(token_file);
     if (!token.ok()) return Fail(token.status());
     options.service.token = *token;
+  }
+  if (!tls_cert.empty() || !tls_key.empty()) {
+    StatusOr<neurond::TlsKeyPair> tls = neurond::ReadTlsKeyPair(tls_cert, tls_key);
+    if (!tls.ok()) return Fail(tls.status());
+    options.tls = *std::move(tls);
   }
 
   // Block the signals before any thread starts so that only sigwait below receives them.

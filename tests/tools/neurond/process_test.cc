@@ -1,18 +1,26 @@
 // The neurond program itself: started as a subprocess on a Unix socket with a token file, it
-// serves a client, and SIGTERM makes it tell the attached client, drain and exit 0. Bad command
-// lines exit non-zero with a message instead of listening.
+// serves a client, and SIGTERM makes it tell the attached client, drain and exit 0. With
+// --tls-cert/--tls-key on 127.0.0.1:0 it serves a remote back end client that trusts its
+// certificate and refuses a plaintext one. Bad command lines exit non-zero with a message
+// instead of listening: 2 for a malformed one (half a TLS pair), 1 for unusable files.
+#include <fcntl.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "driver/remote/remote_device.h"
+#include "simulator/spec/instance_spec.h"
 #include "tests/tools/neurond/test_client.h"
 
 namespace trnsim::neurond {
@@ -21,9 +29,17 @@ namespace {
 using testing::RawClient;
 using testing::TempDir;
 
-pid_t Spawn(const std::vector<std::string>& args) {
+// Starts `args`; with `output` set, its stdout and stderr go to that file.
+pid_t Spawn(const std::vector<std::string>& args, const std::string& output = "") {
   pid_t pid = fork();
   if (pid == 0) {
+    if (!output.empty()) {
+      int fd = open(output.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      if (fd < 0) _exit(126);
+      dup2(fd, STDOUT_FILENO);
+      dup2(fd, STDERR_FILENO);
+      close(fd);
+    }
     std::vector<char*> argv;
     for (const auto& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
     argv.push_back(nullptr);
@@ -143,6 +159,98 @@ TEST(NeurondProcessTest, AKilledClientLeavesNothingHeld) {
   ASSERT_TRUE(observer.NextEvent(&event));
   EXPECT_EQ(event.kind(), v1::SessionEvent::KIND_SHUTTING_DOWN);
   EXPECT_EQ(WaitExit(daemon, std::chrono::seconds(20)), 0);
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream file(path);
+  return std::string(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+}
+
+std::string TlsData(const char* name) { return std::string(TRNSIM_TLS_TEST_DATA) + "/" + name; }
+
+TEST(NeurondProcessTest, TlsDaemonServesATrustingClientAndRefusesPlaintext) {
+  TempDir dir;
+  const std::string output = (dir.path() / "neurond.out").string();
+  pid_t pid = Spawn({NEUROND_PATH, "--listen", "127.0.0.1:0", "--instance", "trn2.3xlarge",
+                     "--tls-cert", TlsData("server.crt"), "--tls-key", TlsData("server.key")},
+                    output);
+  ASSERT_GT(pid, 0);
+  // The daemon prints "neurond: listening on 127.0.0.1:PORT" once it serves.
+  const std::string banner = "listening on ";
+  std::string address;
+  for (int i = 0; i < 1000 && address.empty(); ++i) {
+    std::string text = ReadAll(output);
+    size_t at = text.find(banner);
+    size_t end = at == std::string::npos ? at : text.find('\n', at);
+    if (end != std::string::npos) {
+      address = text.substr(at + banner.size(), end - at - banner.size());
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+  ASSERT_THAT(address, ::testing::StartsWith("127.0.0.1:")) << ReadAll(output);
+
+  driver::DeviceOptions options;
+  options.backend = "remote";
+  options.instance = *simulator::FindInstanceSpec("trn2.3xlarge");
+  options.address = address;
+  options.tls_ca_file = TlsData("server.crt");
+  {
+    auto device = driver::remote::OpenRemoteDevice(options);
+    ASSERT_TRUE(device.ok()) << device.status().message();
+    ASSERT_TRUE((*device)->AcquireCores(0, 2).ok());
+    driver::AllocationRequest request;
+    request.size_bytes = 4096;
+    auto info = (*device)->Allocate(request);
+    ASSERT_TRUE(info.ok()) << info.status().message();
+    std::vector<uint8_t> written(4096), read(4096);
+    for (size_t i = 0; i < written.size(); ++i) written[i] = static_cast<uint8_t>(i ^ 0x5A);
+    ASSERT_TRUE((*device)->Write(info->handle, 0, written.data(), written.size()).ok());
+    ASSERT_TRUE((*device)->Read(info->handle, 0, read.data(), read.size()).ok());
+    EXPECT_EQ(read, written);
+  }
+  options.tls_ca_file.clear();
+  const auto start = std::chrono::steady_clock::now();
+  auto plaintext = driver::remote::OpenRemoteDevice(options);
+  ASSERT_FALSE(plaintext.ok());
+  EXPECT_EQ(plaintext.status().code(), StatusCode::kFailure);
+  EXPECT_THAT(plaintext.status().message(), ::testing::HasSubstr(address));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+
+  ASSERT_EQ(kill(pid, SIGTERM), 0);
+  EXPECT_EQ(WaitExit(pid, std::chrono::seconds(20)), 0);
+  EXPECT_THAT(ReadAll(output), ::testing::HasSubstr("(TLS)"));
+}
+
+// Half a TLS pair is a malformed command line (2); a pair that cannot be used is a daemon that
+// cannot start (1), with one line naming the file.
+TEST(NeurondProcessTest, TlsOptionsComeInAUsablePair) {
+  TempDir dir;
+  const std::string output = (dir.path() / "neurond.out").string();
+  const std::string missing = (dir.path() / "missing.key").string();
+  const std::vector<std::string> base = {NEUROND_PATH, "--listen", "127.0.0.1:0", "--instance",
+                                         "trn2.3xlarge"};
+  auto run = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    pid_t pid = Spawn(args, output);
+    return pid > 0 ? WaitExit(pid, std::chrono::seconds(20)) : -1;
+  };
+  EXPECT_EQ(run({"--tls-cert", TlsData("server.crt")}), 2) << ReadAll(output);
+  EXPECT_THAT(ReadAll(output), ::testing::HasSubstr("--tls-key"));
+  EXPECT_EQ(run({"--tls-key", TlsData("server.key")}), 2) << ReadAll(output);
+
+  EXPECT_EQ(run({"--tls-cert", TlsData("server.crt"), "--tls-key", missing}), 1);
+  std::string message = ReadAll(output);
+  EXPECT_THAT(message, ::testing::HasSubstr(missing));
+  EXPECT_THAT(message, ::testing::Not(::testing::HasSubstr("listening")));
+  EXPECT_EQ(std::count(message.begin(), message.end(), '\n'), 1) << message;
+
+  // A key where the certificate belongs; another certificate's key.
+  EXPECT_EQ(run({"--tls-cert", TlsData("server.key"), "--tls-key", TlsData("server.key")}), 1);
+  EXPECT_THAT(ReadAll(output), ::testing::HasSubstr(TlsData("server.key")));
+  EXPECT_EQ(run({"--tls-cert", TlsData("other.crt"), "--tls-key", TlsData("server.key")}), 1);
+  EXPECT_THAT(ReadAll(output), ::testing::HasSubstr("not the key"));
 }
 
 TEST(NeurondProcessTest, BadCommandLinesExitWithoutListening) {
