@@ -452,6 +452,49 @@ TEST_F(NeurondServiceTest, LimitsOnSessionsAndSessionMemory) {
   EXPECT_EQ(acquired.status().code(), kOk);
 }
 
+// A session that never opens its Attach stream is ended attach_grace after its Hello, with
+// whatever it holds, though nobody else calls Hello; attached sessions are left alone.
+TEST_F(NeurondServiceTest, ASessionThatNeverAttachesIsEndedAfterTheGrace) {
+  constexpr auto kGrace = std::chrono::milliseconds(300);
+  StartDaemon(ServiceOptions{.token = kToken, .attach_grace = kGrace});
+  auto observer = Connect();
+  RawClient idle(daemon_->address());
+  v1::HelloResponse hello;
+  ASSERT_TRUE(idle.Hello(kToken, &hello).ok());
+  ASSERT_EQ(hello.status().code(), kOk);
+  const auto said_hello = std::chrono::steady_clock::now();
+  ASSERT_EQ(Allocate(idle, 1 << 20).status().code(), kOk);
+  v1::CoreRange range;
+  range.set_first_physical_core(4);
+  range.set_count(2);
+  v1::AcquireCoresResponse acquired;
+  ASSERT_TRUE(idle.stub().AcquireCores(idle.Context().get(), range, &acquired).ok());
+  ASSERT_EQ(acquired.status().code(), kOk);
+  ASSERT_EQ(DaemonStatus(*observer).sessions_size(), 2);
+
+  v1::StatusResponse status;
+  for (int i = 0; i < 250; ++i) {
+    status = DaemonStatus(*observer);
+    if (status.sessions_size() == 1) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  const auto ended = std::chrono::steady_clock::now() - said_hello;
+  ASSERT_EQ(status.sessions_size(), 1) << "not ended 5 s after its Hello";
+  EXPECT_GE(ended, kGrace);
+  EXPECT_EQ(status.sessions(0).session_id(), observer->session_id());
+  EXPECT_EQ(HbmUsed(status), 0u);
+  for (const auto& core : status.cores()) EXPECT_EQ(core.owner_session_id(), 0u);
+  // The ended session's key is dead: it cannot attach late.
+  EXPECT_FALSE(idle.Attach());
+  v1::AllocateResponse response;
+  EXPECT_EQ(
+      idle.stub().Allocate(idle.Context().get(), v1::AllocationRequest(), &response).error_code(),
+      grpc::StatusCode::UNAUTHENTICATED);
+  // The attached observer outlived several graces.
+  std::this_thread::sleep_for(2 * kGrace);
+  ExpectServing(*observer);
+}
+
 TEST_F(NeurondServiceTest, ShutdownTellsAttachedClients) {
   auto client = Connect();
   std::thread stopper([&] { daemon_->Shutdown(std::chrono::seconds(5)); });
