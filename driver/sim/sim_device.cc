@@ -337,6 +337,7 @@ StatusOr<simulator::core::ExecutionResult> SimDevice::Execute(
   }
   simulator::core::ExecuteOptions execute_options;
   execute_options.host_timeout = options.host_timeout;
+  execute_options.cancel = options.cancel;
   return simulator::core::Execute(chip, runs, execute_options);
 }
 
