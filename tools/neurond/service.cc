@@ -95,9 +95,10 @@ void NeurondService::Reply(const Session& session, const char* rpc, const trnsim
 }
 
 void NeurondService::EndSession(const std::shared_ptr<Session>& session, const char* reason) {
-  sessions_.Remove(session->identity().id);
-  if (session->closed()) return;
+  // Closed before it leaves the table, so Status lists the session until all it held is back.
   Session::Released released = session->Close();
+  sessions_.Remove(session->identity().id);
+  if (!released.ended) return;  // another caller ended it
   TRNSIM_LOG(Info, Tool) << "session " << session->identity().id << " closed (" << reason
                          << "): released " << released.cores << " cores, "
                          << released.allocations << " allocations (" << released.bytes
@@ -269,6 +270,7 @@ grpc::Status NeurondService::Status(grpc::ServerContext* context, const v1::Stat
     out->set_loaded_programs(session->loaded_programs());
     out->set_executions(session->executions());
     out->set_failed_executions(session->failed_executions());
+    out->set_executions_running(session->executions_running());
   }
   {
     std::lock_guard lock(counters_mutex_);

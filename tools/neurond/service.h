@@ -9,9 +9,10 @@
 // daemon has a token, compares it in constant time: a wrong or missing token is gRPC
 // UNAUTHENTICATED whose error details hold a serialised v1::NrtStatus {NRT_INVALID, message}.
 // The session lives while its Attach stream does: when the stream breaks, or on Goodbye, the
-// session ends and its cores and memory return to the Device (one log line per open and close).
-// A session whose Attach stream has not opened within ServiceOptions::attach_grace of its Hello
-// is ended by a reaper thread, which looks every attach_grace / 4 (at most every second).
+// session ends and its cores and memory return to the Device (one log line per open and close);
+// an execution it still has running is cancelled (Session::cancel_flag). A session whose Attach
+// stream has not opened within ServiceOptions::attach_grace of its Hello is ended by a reaper
+// thread, which looks every attach_grace / 4 (at most every second).
 // With ServiceOptions::lnc set, AcquireCores takes whole logical cores only (first and count
 // multiples of lnc), as a real instance configured for that LNC does.
 //
@@ -114,7 +115,8 @@ class NeurondService final : public v1::Neurond::Service {
   // Writes `status` into `out`; a failure is logged as one line naming the session and RPC.
   void Reply(const Session& session, const char* rpc, const trnsim::Status& status,
              v1::NrtStatus* out);
-  // Ends the session (idempotent) and logs one line with `reason`.
+  // Ends the session (idempotent), then takes it out of the table, and logs one line with
+  // `reason`.
   void EndSession(const std::shared_ptr<Session>& session, const char* reason);
   // The reaper thread: ends sessions that did not attach in time, until stop_reaper_.
   void ReapUnattached();
