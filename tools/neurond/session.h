@@ -13,11 +13,11 @@
 // Execute: PrepareExecution checks that the session holds every core of the request (the Device
 // only knows that *some* session holds it: NRT_FAILURE otherwise) and rewrites the request's
 // program and memory handles into the Device's.
-// Close() releases everything on the Device (programs unloaded too); afterwards every call is NRT_FAILURE ("session
-// ended"), so an RPC still in flight when the session ends cannot leak memory. Close first sets
-// cancel_flag(), which the session's executions pass to the Device, so an execution still running
-// for a client that went away stops within milliseconds instead of holding the Device (and this
-// Close, whose Free calls wait for it) until its end.
+// Close() releases everything on the Device (programs unloaded too); afterwards every call is
+// NRT_FAILURE ("session ended"), so an RPC still in flight when the session ends cannot leak
+// memory. Close first sets cancel_flag(), which the session's executions pass to the Device, so
+// an execution still running for a client that went away stops within milliseconds instead of
+// holding the Device (and this Close, whose Free calls wait for it) until its end.
 //
 // Thread safety: all methods may be called concurrently.
 #pragma once
