@@ -13,9 +13,9 @@ resident set must be back to the baseline within RSS_TOLERANCE_KIB; and the daem
 serve a client.
 
 The tolerance: 16 clients peak at ~530 MiB (a 24 MiB SBUF and 2 MiB PSUM per core in use); once
-they end, -0.2 to +2.4 MiB from the baseline stay (more gRPC threads and malloc arenas, each
-keeping a little), over 7 runs. Before malloc's thresholds were fixed (tools/neurond/main.cc),
-45-170 MiB stayed: each released core's SBUF was kept in a thread arena's top chunk. 16 MiB is
+they end, -0.4 to +2.4 MiB from the baseline stay (more gRPC threads and malloc arenas, each
+keeping a little), over 13 runs. Before malloc's thresholds were fixed (tools/neurond/main.cc),
+44-170 MiB stayed: each released core's SBUF was kept in a thread arena's top chunk. 16 MiB is
 over six times the largest residue seen and a third of the smallest leak.
 """
 import os
