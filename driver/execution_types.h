@@ -8,6 +8,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <vector>
@@ -50,6 +51,9 @@ struct ExecutionRequestOptions {
   // Per core of the request, in order: the seed of its stochastic-rounding stream (the core's
   // reference::CoreState::rounding_seed). Empty: every seed is 0.
   std::vector<uint64_t> rounding_seeds;
+  // Not sent over the wire: when set and it becomes true, the execution stops early with
+  // NRT_FAILURE (neurond sets it when the session that asked for the execution ends).
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 }  // namespace trnsim::driver

@@ -62,7 +62,7 @@ StatusOr<HbmAllocator::Block> HbmAllocator::Allocate(uint64_t size_bytes,
   return Block{start, size};
 }
 
-Status HbmAllocator::Free(uint64_t offset) {
+StatusOr<HbmAllocator::Block> HbmAllocator::Free(uint64_t offset) {
   auto it = used_.find(offset);
   if (it == used_.end()) {
     return InvalidError("no allocation starts at HBM offset " + std::to_string(offset));
@@ -81,11 +81,11 @@ Status HbmAllocator::Free(uint64_t offset) {
     auto prev = std::prev(next);
     if (prev->first + prev->second == start) {
       prev->second += size;
-      return Status::Ok();
+      return Block{prev->first, prev->second};
     }
   }
   free_[start] = size;
-  return Status::Ok();
+  return Block{start, size};
 }
 
 uint64_t HbmAllocator::largest_free_bytes() const {

@@ -26,8 +26,10 @@ class HbmAllocator {
 
   // NRT_RESOURCE when no free range fits; NRT_INVALID for size 0 or a bad alignment.
   StatusOr<Block> Allocate(uint64_t size_bytes, uint64_t alignment_bytes);
-  // `offset` must be one Allocate returned and not yet freed (checked: NRT_INVALID).
-  Status Free(uint64_t offset);
+  // `offset` must be one Allocate returned and not yet freed (checked: NRT_INVALID). Returns the
+  // free range the block became part of once coalesced with its free neighbours, so the caller
+  // can return every whole page of it to the host (pages the block shared with free space too).
+  StatusOr<Block> Free(uint64_t offset);
 
   uint64_t capacity_bytes() const { return capacity_bytes_; }
   uint64_t used_bytes() const { return used_bytes_; }

@@ -130,8 +130,12 @@ Status SimDevice::Free(MemoryHandle handle) {
     return InvalidHandleError("no device memory with handle " + std::to_string(handle));
   }
   const Allocation& a = it->second;
-  instance_->chip(a.info.chip).hbm(a.info.hbm).Discard(a.hbm_offset, a.info.size_bytes);
-  TRNSIM_RETURN_IF_ERROR(AllocatorFor(a.info.chip, a.info.hbm).Free(a.hbm_offset));
+  TRNSIM_ASSIGN_OR_RETURN(HbmAllocator::Block free_range,
+                          AllocatorFor(a.info.chip, a.info.hbm).Free(a.hbm_offset));
+  // The whole coalesced free range, not just the block: a page the block shared with free
+  // neighbours goes back to the host too (free bytes read as zero, so only the range's partial
+  // edge pages, shared with live blocks, are zeroed in place).
+  instance_->chip(a.info.chip).hbm(a.info.hbm).Discard(free_range.offset, free_range.size_bytes);
   allocations_.erase(it);
   return Status::Ok();
 }
@@ -333,6 +337,7 @@ StatusOr<simulator::core::ExecutionResult> SimDevice::Execute(
   }
   simulator::core::ExecuteOptions execute_options;
   execute_options.host_timeout = options.host_timeout;
+  execute_options.cancel = options.cancel;
   return simulator::core::Execute(chip, runs, execute_options);
 }
 

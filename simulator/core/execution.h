@@ -16,13 +16,16 @@
 //   NRT_TIMEOUT  deadlock (no engine can issue and nothing is in flight — the message names each
 //                stuck engine, its instruction and the wait that cannot be met), the event
 //                budget, or the host-time limit;
-//   NRT_INVALID  an execution error (docs/isa.md §2.7), naming core, engine and instruction.
+//   NRT_INVALID  an execution error (docs/isa.md §2.7), naming core, engine and instruction;
+//   NRT_FAILURE  ExecuteOptions::cancel was set (checked between slices of scheduler events, so
+//                within milliseconds of host time).
 //
 // Thread safety: Execute is reentrant; the caller serialises executions that share a CoreState
 // or memory.
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <span>
@@ -53,6 +56,8 @@ struct ExecuteOptions {
   // Host time before NRT_TIMEOUT (NEURON_RT_EXEC_TIMEOUT); zero: unlimited.
   std::chrono::milliseconds host_timeout{0};
   bool validate = true;  // isa::ValidateProgram each program first
+  // When set and it becomes true (from another thread), the execution stops: NRT_FAILURE.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct EngineStats {

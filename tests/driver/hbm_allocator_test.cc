@@ -1,5 +1,6 @@
-// HbmAllocator: alignment, 64-byte granules, best fit, coalescing, and error codes; then a
-// randomized run against a trivially correct model (one bool per granule).
+// HbmAllocator: alignment, 64-byte granules, best fit, coalescing (and the free range Free
+// reports), and error codes; then a randomized run against a trivially correct model (one bool
+// per granule).
 #include "driver/sim/hbm_allocator.h"
 
 #include <gtest/gtest.h>
@@ -185,12 +186,12 @@ TEST(HbmAllocatorTest, BadFreeIsInvalid) {
   HbmAllocator allocator(1 << 20);
   HbmAllocator::Block a = MustAllocate(allocator, 1024, 64);
   HbmAllocator::Block b = MustAllocate(allocator, 1024, 64);
-  EXPECT_EQ(allocator.Free(a.offset + 64).code(), StatusCode::kInvalid);  // inside a block
-  EXPECT_EQ(allocator.Free(1 << 19).code(), StatusCode::kInvalid);        // in free space
-  EXPECT_EQ(allocator.Free(UINT64_MAX).code(), StatusCode::kInvalid);
+  EXPECT_EQ(allocator.Free(a.offset + 64).status().code(), StatusCode::kInvalid);  // inside a block
+  EXPECT_EQ(allocator.Free(1 << 19).status().code(), StatusCode::kInvalid);        // in free space
+  EXPECT_EQ(allocator.Free(UINT64_MAX).status().code(), StatusCode::kInvalid);
   EXPECT_EQ(allocator.used_bytes(), 2048u);
   ASSERT_TRUE(allocator.Free(a.offset).ok());
-  EXPECT_EQ(allocator.Free(a.offset).code(), StatusCode::kInvalid);  // double free
+  EXPECT_EQ(allocator.Free(a.offset).status().code(), StatusCode::kInvalid);  // double free
   EXPECT_EQ(allocator.used_bytes(), 1024u);
   ASSERT_TRUE(allocator.Free(b.offset).ok());
   EXPECT_EQ(allocator.largest_free_bytes(), 1u << 20);
@@ -254,6 +255,13 @@ class GranuleModel {
     }
     return best * kGranule;
   }
+  // The maximal run of free granules around the free byte `offset`.
+  HbmAllocator::Block FreeRunAround(uint64_t offset) const {
+    uint64_t begin = offset / kGranule, end = begin;
+    while (begin > 0 && !used_[begin - 1]) --begin;
+    while (end < used_.size() && !used_[end]) ++end;
+    return {begin * kGranule, (end - begin) * kGranule};
+  }
   // Whether some offset aligned to `alignment` starts `size` free bytes.
   bool AnyFit(uint64_t size, uint64_t alignment) const {
     const uint64_t capacity = used_.size() * kGranule;
@@ -307,8 +315,13 @@ TEST(HbmAllocatorTest, RandomizedAgainstGranuleModel) {
     } else {
       auto it = live.begin();
       std::advance(it, static_cast<long>(rng() % live.size()));
-      ASSERT_TRUE(allocator.Free(it->first).ok()) << "step " << step;
+      StatusOr<HbmAllocator::Block> freed = allocator.Free(it->first);
+      ASSERT_TRUE(freed.ok()) << "step " << step;
       model.Mark(it->first, it->second, false);
+      // Free returns the whole free range the block coalesced into.
+      HbmAllocator::Block run = model.FreeRunAround(it->first);
+      ASSERT_EQ(freed->offset, run.offset) << "step " << step;
+      ASSERT_EQ(freed->size_bytes, run.size_bytes) << "step " << step;
       live.erase(it);
       ++frees;
     }

@@ -3,6 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstring>
 #include <numeric>
 #include <thread>
@@ -205,6 +209,40 @@ TEST_F(SimDeviceTest, FreedMemoryReadsZeroWhenAllocatedAgain) {
   // Same place in the stack, so stale bytes would show if Free did not discard them.
   ASSERT_EQ(b.device_address, a.device_address);
   EXPECT_EQ(ReadAll(b.handle, 0, 1 << 16), std::vector<uint8_t>(1 << 16, 0));
+}
+
+// Small allocations share host pages. Once every one is freed, whatever the order, no page of
+// them stays resident: a page goes back to the host when its last block is freed, not only pages
+// wholly inside one block. And the bytes read zero when allocated again.
+TEST_F(SimDeviceTest, PagesSharedBySmallAllocationsGoBackToTheHostWhenAllAreFreed) {
+  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  constexpr int kBlocks = 200;  // 320 bytes each: about 16 pages, most shared by two blocks
+  std::vector<AllocationInfo> blocks;
+  for (int i = 0; i < kBlocks; ++i) {
+    blocks.push_back(MustAllocate(320, 2));
+    std::vector<uint8_t> bytes = Pattern(320, uint8_t(i));
+    ASSERT_TRUE(device_->Write(blocks.back().handle, 0, bytes.data(), bytes.size()).ok());
+  }
+  auto* first = static_cast<uint8_t*>(device_->HostAddress(blocks.front().handle, 0));
+  auto* last = static_cast<uint8_t*>(device_->HostAddress(blocks.back().handle, 319));
+  ASSERT_NE(first, nullptr);
+  ASSERT_NE(last, nullptr);
+  auto* begin = reinterpret_cast<uint8_t*>(reinterpret_cast<uintptr_t>(first) / page * page);
+  const size_t pages = (last - begin) / page + 1;
+  auto resident_pages = [&] {
+    std::vector<unsigned char> residency(pages);
+    EXPECT_EQ(mincore(begin, pages * page, residency.data()), 0);
+    return std::count_if(residency.begin(), residency.end(), [](unsigned char r) { return r & 1; });
+  };
+  EXPECT_EQ(resident_pages(), static_cast<long>(pages));
+  // Odd blocks first, then even ones: every page is shared with a live block at first.
+  for (int parity : {1, 0}) {
+    for (int i = parity; i < kBlocks; i += 2) ASSERT_TRUE(device_->Free(blocks[i].handle).ok());
+  }
+  EXPECT_EQ(resident_pages(), 0);
+  AllocationInfo again = MustAllocate(320 * kBlocks, 2);
+  ASSERT_EQ(again.device_address, blocks.front().device_address);
+  EXPECT_EQ(ReadAll(again.handle, 0, 320 * kBlocks), std::vector<uint8_t>(320 * kBlocks, 0));
 }
 
 TEST_F(SimDeviceTest, OutOfRangeIsInvalidAndWritesNothing) {

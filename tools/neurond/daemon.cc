@@ -25,6 +25,10 @@ StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
     return InvalidError("--max-sessions " + std::to_string(options.service.max_sessions) +
                         ": must be at least 1");
   }
+  if (options.service.attach_grace.count() < 1) {
+    return InvalidError("attach grace " + std::to_string(options.service.attach_grace.count()) +
+                        " ms: must be at least 1 ms");
+  }
   TRNSIM_ASSIGN_OR_RETURN(std::string listen,
                           ParseListenAddress(options.listen, options.allow_remote));
   TRNSIM_ASSIGN_OR_RETURN(std::shared_ptr<grpc::ServerCredentials> credentials,

@@ -3,11 +3,11 @@
 // the command line; tests start one in-process.
 //
 // Start() validates the options (listen address: listen_address.h; lnc 1 or 2, and 2 only
-// where the instance's cores pair up; max_sessions >= 1) and returns NRT_INVALID for bad ones,
-// NRT_FAILURE naming the address when it cannot be bound; options.tls is checked as
-// ServerCredentials does (credentials.h). TLS works on TCP and unix: addresses alike. gRPC
-// messages are capped a little above one chunk (CHUNK_BYTES), so an oversized message is
-// refused by gRPC itself (RESOURCE_EXHAUSTED) before it is parsed.
+// where the instance's cores pair up; max_sessions >= 1; attach_grace >= 1 ms) and returns
+// NRT_INVALID for bad ones, NRT_FAILURE naming the address when it cannot be bound;
+// options.tls is checked as ServerCredentials does (credentials.h). TLS works on TCP and unix:
+// addresses alike. gRPC messages are capped a little above one chunk (CHUNK_BYTES), so an
+// oversized message is refused by gRPC itself (RESOURCE_EXHAUSTED) before it is parsed.
 // Shutdown(grace) stops accepting calls, tells Attach streams the daemon is going, lets calls in
 // flight finish for up to `grace` (then cancels them), ends every session and returns; it is
 // idempotent, and the destructor calls it.

@@ -1,6 +1,7 @@
 // The session, core and Status RPCs of NeurondService; memory RPCs are in service_memory.cc.
 #include "tools/neurond/service.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "common/log.h"
@@ -33,9 +34,31 @@ NeurondService::NeurondService(driver::Device* device, ServiceOptions options)
       sessions_(device, options_.max_sessions, options_.max_session_memory_bytes,
                 options_.attach_grace),
       core_executions_(device->instance_spec().PhysicalCores(), 0),
-      core_busy_ps_(device->instance_spec().PhysicalCores(), 0) {}
+      core_busy_ps_(device->instance_spec().PhysicalCores(), 0),
+      reaper_([this] { ReapUnattached(); }) {}
 
-NeurondService::~NeurondService() { CloseAllSessions(); }
+NeurondService::~NeurondService() {
+  {
+    std::lock_guard lock(reaper_mutex_);
+    stop_reaper_ = true;
+  }
+  reaper_cv_.notify_all();
+  reaper_.join();
+  CloseAllSessions();
+}
+
+void NeurondService::ReapUnattached() {
+  const auto period = std::clamp(options_.attach_grace / 4, std::chrono::milliseconds(1),
+                                 std::chrono::milliseconds(1000));
+  const std::string reason =
+      "never attached within " + std::to_string(options_.attach_grace.count()) + " ms";
+  std::unique_lock lock(reaper_mutex_);
+  while (!reaper_cv_.wait_for(lock, period, [this] { return stop_reaper_; })) {
+    lock.unlock();
+    for (const auto& session : sessions_.RemoveUnattached()) EndSession(session, reason.c_str());
+    lock.lock();
+  }
+}
 
 void NeurondService::BeginShutdown() { shutting_down_ = true; }
 
@@ -72,9 +95,10 @@ void NeurondService::Reply(const Session& session, const char* rpc, const trnsim
 }
 
 void NeurondService::EndSession(const std::shared_ptr<Session>& session, const char* reason) {
-  sessions_.Remove(session->identity().id);
-  if (session->closed()) return;
+  // Closed before it leaves the table, so Status lists the session until all it held is back.
   Session::Released released = session->Close();
+  sessions_.Remove(session->identity().id);
+  if (!released.ended) return;  // another caller ended it
   TRNSIM_LOG(Info, Tool) << "session " << session->identity().id << " closed (" << reason
                          << "): released " << released.cores << " cores, "
                          << released.allocations << " allocations (" << released.bytes
@@ -246,6 +270,7 @@ grpc::Status NeurondService::Status(grpc::ServerContext* context, const v1::Stat
     out->set_loaded_programs(session->loaded_programs());
     out->set_executions(session->executions());
     out->set_failed_executions(session->failed_executions());
+    out->set_executions_running(session->executions_running());
   }
   {
     std::lock_guard lock(counters_mutex_);

@@ -9,7 +9,10 @@
 // daemon has a token, compares it in constant time: a wrong or missing token is gRPC
 // UNAUTHENTICATED whose error details hold a serialised v1::NrtStatus {NRT_INVALID, message}.
 // The session lives while its Attach stream does: when the stream breaks, or on Goodbye, the
-// session ends and its cores and memory return to the Device (one log line per open and close).
+// session ends and its cores and memory return to the Device (one log line per open and close);
+// an execution it still has running is cancelled (Session::cancel_flag). A session whose Attach
+// stream has not opened within ServiceOptions::attach_grace of its Hello is ended by a reaper
+// thread, which looks every attach_grace / 4 (at most every second).
 // With ServiceOptions::lnc set, AcquireCores takes whole logical cores only (first and count
 // multiples of lnc), as a real instance configured for that LNC does.
 //
@@ -25,10 +28,12 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <grpcpp/grpcpp.h>
@@ -49,7 +54,7 @@ struct ServiceOptions {
   int lnc = 0;        // 0: any core range; 1 or 2: whole logical cores only
   int max_sessions = 64;
   uint64_t max_session_memory_bytes = 0;  // 0: no limit beyond the device's
-  // A session whose Attach stream has not opened this long after Hello may be ended.
+  // A session whose Attach stream has not opened this long after Hello is ended (at least 1 ms).
   std::chrono::milliseconds attach_grace{10000};
 };
 
@@ -110,8 +115,11 @@ class NeurondService final : public v1::Neurond::Service {
   // Writes `status` into `out`; a failure is logged as one line naming the session and RPC.
   void Reply(const Session& session, const char* rpc, const trnsim::Status& status,
              v1::NrtStatus* out);
-  // Ends the session (idempotent) and logs one line with `reason`.
+  // Ends the session (idempotent), then takes it out of the table, and logs one line with
+  // `reason`.
   void EndSession(const std::shared_ptr<Session>& session, const char* reason);
+  // The reaper thread: ends sessions that did not attach in time, until stop_reaper_.
+  void ReapUnattached();
 
   driver::Device* const device_;
   const ServiceOptions options_;
@@ -123,6 +131,11 @@ class NeurondService final : public v1::Neurond::Service {
   uint64_t executions_ = 0;
   std::vector<uint64_t> core_executions_;  // per instance-wide physical core
   std::vector<uint64_t> core_busy_ps_;
+
+  std::mutex reaper_mutex_;  // guards stop_reaper_
+  std::condition_variable reaper_cv_;
+  bool stop_reaper_ = false;
+  std::thread reaper_;  // last: started once everything above exists
 };
 
 }  // namespace trnsim::neurond

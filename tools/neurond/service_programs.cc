@@ -71,8 +71,10 @@ grpc::Status NeurondService::Execute(grpc::ServerContext* context,
     TRNSIM_ASSIGN_OR_RETURN(driver::ExecutionRequestOptions options,
                             remote::ExecutionOptionsFromProto(request->options()));
     TRNSIM_RETURN_IF_ERROR(session->PrepareExecution(&cores));
+    options.cancel = session->cancel_flag();
+    session->BeginExecution();
     StatusOr<simulator::core::ExecutionResult> result = device_->Execute(cores, options);
-    session->CountExecution(result.ok());
+    session->EndExecution(result.ok());
     if (!result.ok()) return result.status();
     const int per_chip = device_->instance_spec().chip->physical_cores;
     {

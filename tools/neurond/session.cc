@@ -218,8 +218,14 @@ Status Session::PrepareExecution(std::vector<driver::CoreExecution>* cores) cons
   return Status::Ok();
 }
 
-void Session::CountExecution(bool ok) {
+void Session::BeginExecution() {
   std::lock_guard lock(mutex_);
+  ++executions_running_;
+}
+
+void Session::EndExecution(bool ok) {
+  std::lock_guard lock(mutex_);
+  --executions_running_;
   ++executions_;
   if (!ok) ++failed_executions_;
 }
@@ -234,12 +240,19 @@ uint64_t Session::failed_executions() const {
   return failed_executions_;
 }
 
+uint32_t Session::executions_running() const {
+  std::lock_guard lock(mutex_);
+  return executions_running_;
+}
+
 Session::Released Session::Close() {
   Released released;
+  cancel_ = true;  // before the lock: an execution of this session may be running
   {
     std::lock_guard lock(mutex_);
     if (closed_) return released;
     closed_ = true;
+    released.ended = true;
     for (auto& [handle, memory] : memory_) {
       // The Device knows the handle (only this session frees it), so this cannot fail unless
       // its state is corrupt; nothing else can be done about that here.

@@ -13,12 +13,16 @@
 // Execute: PrepareExecution checks that the session holds every core of the request (the Device
 // only knows that *some* session holds it: NRT_FAILURE otherwise) and rewrites the request's
 // program and memory handles into the Device's.
-// Close() releases everything on the Device (programs unloaded too); afterwards every call is NRT_FAILURE ("session
-// ended"), so an RPC still in flight when the session ends cannot leak memory.
+// Close() releases everything on the Device (programs unloaded too); afterwards every call is
+// NRT_FAILURE ("session ended"), so an RPC still in flight when the session ends cannot leak
+// memory. Close first sets cancel_flag(), which the session's executions pass to the Device, so
+// an execution still running for a client that went away stops within milliseconds instead of
+// holding the Device (and this Close, whose Free calls wait for it) until its end.
 //
 // Thread safety: all methods may be called concurrently.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -88,12 +92,20 @@ class Session {
   uint32_t loaded_programs() const;
   Status PrepareExecution(std::vector<driver::CoreExecution>* cores) const;
 
-  void CountExecution(bool ok);
+  // For driver::ExecutionRequestOptions::cancel: true once Close has begun.
+  const std::atomic<bool>* cancel_flag() const { return &cancel_; }
+  // Around each Device::Execute: BeginExecution counts it as running, EndExecution as completed
+  // (failed unless `ok`).
+  void BeginExecution();
+  void EndExecution(bool ok);
   uint64_t executions() const;
   uint64_t failed_executions() const;
+  uint32_t executions_running() const;
 
-  // Releases cores and memory on the Device; idempotent. Returns what was held, for the log.
+  // Releases cores and memory on the Device; idempotent. Returns what was held, for the log
+  // (`ended` is false, and the rest zero, when the session had already ended).
   struct Released {
+    bool ended = false;
     int cores = 0;
     int allocations = 0;
     uint64_t bytes = 0;
@@ -109,6 +121,7 @@ class Session {
   driver::Device* const device_;
   const uint64_t max_memory_bytes_;
   const std::chrono::steady_clock::time_point opened_at_;
+  std::atomic<bool> cancel_{false};
 
   mutable std::mutex mutex_;  // guards everything below
   std::condition_variable closed_cv_;
@@ -123,6 +136,7 @@ class Session {
   driver::ProgramHandle next_program_ = 1;
   uint64_t executions_ = 0;
   uint64_t failed_executions_ = 0;
+  uint32_t executions_running_ = 0;
 };
 
 }  // namespace trnsim::neurond

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <utility>
 
-#include "common/log.h"
 #include "tools/neurond/credentials.h"
 
 namespace trnsim::neurond {
@@ -17,32 +16,15 @@ SessionTable::SessionTable(driver::Device* device, int max_sessions,
       attach_grace_(attach_grace) {}
 
 StatusOr<std::shared_ptr<Session>> SessionTable::Open(SessionIdentity identity) {
-  std::vector<std::shared_ptr<Session>> abandoned;
   std::shared_ptr<Session> session;
   {
     std::lock_guard lock(mutex_);
-    if (static_cast<int>(by_key_.size()) >= max_sessions_) {
-      const auto now = std::chrono::steady_clock::now();
-      for (auto it = by_key_.begin(); it != by_key_.end();) {
-        if (!it->second->attached() && now - it->second->opened_at() > attach_grace_) {
-          abandoned.push_back(it->second);
-          it = by_key_.erase(it);
-        } else {
-          ++it;
-        }
-      }
-    }
     if (static_cast<int>(by_key_.size()) < max_sessions_) {
       identity.id = next_id_++;
       identity.key = NewSessionKey();
       session = std::make_shared<Session>(identity, device_, max_session_memory_bytes_);
       by_key_[identity.key] = session;
     }
-  }
-  for (const auto& s : abandoned) {
-    Session::Released released = s->Close();
-    TRNSIM_LOG(Info, Tool) << "session " << s->identity().id << " closed: never attached ("
-                           << released.cores << " cores, " << released.bytes << " bytes freed)";
   }
   if (session == nullptr) {
     return ResourceError("neurond serves at most " + std::to_string(max_sessions_) +
@@ -74,6 +56,21 @@ std::vector<std::shared_ptr<Session>> SessionTable::RemoveAll() {
   for (auto& [key, session] : by_key_) all.push_back(session);
   by_key_.clear();
   return all;
+}
+
+std::vector<std::shared_ptr<Session>> SessionTable::RemoveUnattached() {
+  std::vector<std::shared_ptr<Session>> abandoned;
+  const auto now = std::chrono::steady_clock::now();
+  std::lock_guard lock(mutex_);
+  for (auto it = by_key_.begin(); it != by_key_.end();) {
+    if (!it->second->attached() && now - it->second->opened_at() >= attach_grace_) {
+      abandoned.push_back(it->second);
+      it = by_key_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  return abandoned;
 }
 
 std::vector<std::shared_ptr<Session>> SessionTable::List() const {

@@ -1,10 +1,11 @@
 // SessionTable: the open sessions of one neurond, found by their secret key.
 //
 // Open() creates a session with a fresh id (1, 2, ...) and a random key, or NRT_RESOURCE when
-// max_sessions are open. Before refusing it ends sessions that said Hello but never opened
-// their Attach stream within `attach_grace` (a client that died between the two calls), so
-// such a client cannot use up the limit. Remove() takes a session out of the table (later calls
-// with its key are refused) and returns it for the caller to Close(); nullptr if already gone.
+// max_sessions are open. Remove() takes a session out of the table (later calls with its key are
+// refused) and returns it; nullptr if already gone.
+// RemoveUnattached() takes out the sessions that said Hello but have not opened their Attach
+// stream within `attach_grace` (a client that died between the two calls, or never meant to
+// attach); NeurondService calls it periodically and ends them.
 //
 // Thread safety: all methods may be called concurrently.
 #pragma once
@@ -34,6 +35,7 @@ class SessionTable {
   std::shared_ptr<Session> Find(std::string_view key) const;
   std::shared_ptr<Session> Remove(uint64_t id);
   std::vector<std::shared_ptr<Session>> RemoveAll();
+  std::vector<std::shared_ptr<Session>> RemoveUnattached();
   // Open sessions in id order.
   std::vector<std::shared_ptr<Session>> List() const;
 

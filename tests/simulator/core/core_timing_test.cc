@@ -1,10 +1,13 @@
 // The chip model's timing rules on hand-written programs: occupancy from the cost model, wait
 // accounting and semaphore hand-off latency, deadlock reports, DMA bandwidth and start latency,
 // in-order completion per queue, bandwidth sharing between queues, HBM contention between the
-// two cores of a stack, and the execution limits.
+// two cores of a stack, the execution limits and cancellation.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "simulator/core/execution.h"
@@ -251,6 +254,31 @@ TEST(CoreTimingTest, LimitsStopAnEndlessProgram) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kTimeout);
   EXPECT_NE(r.status().message().find("execution timeout"), std::string::npos);
+}
+
+// ExecuteOptions::cancel, set from another thread, stops an endless program: NRT_FAILURE.
+TEST(CoreTimingTest, CancelStopsARunningExecution) {
+  Core c;
+  c.Add(".engine pool\nreg_set r1 = 0\nbranch r1 == 0 -> 1\nnotify_end\n");
+  std::atomic<bool> cancel{false};
+  ExecuteOptions o;
+  o.cancel = &cancel;
+  o.host_timeout = std::chrono::seconds(60);  // a safety net, far above the cancel
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    cancel = true;
+  });
+  const auto start = std::chrono::steady_clock::now();
+  StatusOr<ExecutionResult> r = RunOne(c, o);
+  canceller.join();
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kFailure) << r.status().message();
+  EXPECT_NE(r.status().message().find("cancelled"), std::string::npos);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  // Already set: nothing runs.
+  Core d;
+  d.Add(".engine pool\nnotify_end\n");
+  EXPECT_EQ(RunOne(d, o).status().code(), StatusCode::kFailure);
 }
 
 TEST(CoreTimingTest, BadRunsAreRefused) {

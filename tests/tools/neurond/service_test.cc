@@ -452,6 +452,49 @@ TEST_F(NeurondServiceTest, LimitsOnSessionsAndSessionMemory) {
   EXPECT_EQ(acquired.status().code(), kOk);
 }
 
+// A session that never opens its Attach stream is ended attach_grace after its Hello, with
+// whatever it holds, though nobody else calls Hello; attached sessions are left alone.
+TEST_F(NeurondServiceTest, ASessionThatNeverAttachesIsEndedAfterTheGrace) {
+  constexpr auto kGrace = std::chrono::milliseconds(300);
+  StartDaemon(ServiceOptions{.token = kToken, .attach_grace = kGrace});
+  auto observer = Connect();
+  RawClient idle(daemon_->address());
+  v1::HelloResponse hello;
+  ASSERT_TRUE(idle.Hello(kToken, &hello).ok());
+  ASSERT_EQ(hello.status().code(), kOk);
+  const auto said_hello = std::chrono::steady_clock::now();
+  ASSERT_EQ(Allocate(idle, 1 << 20).status().code(), kOk);
+  v1::CoreRange range;
+  range.set_first_physical_core(4);
+  range.set_count(2);
+  v1::AcquireCoresResponse acquired;
+  ASSERT_TRUE(idle.stub().AcquireCores(idle.Context().get(), range, &acquired).ok());
+  ASSERT_EQ(acquired.status().code(), kOk);
+  ASSERT_EQ(DaemonStatus(*observer).sessions_size(), 2);
+
+  v1::StatusResponse status;
+  for (int i = 0; i < 250; ++i) {
+    status = DaemonStatus(*observer);
+    if (status.sessions_size() == 1) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  const auto ended = std::chrono::steady_clock::now() - said_hello;
+  ASSERT_EQ(status.sessions_size(), 1) << "not ended 5 s after its Hello";
+  EXPECT_GE(ended, kGrace);
+  EXPECT_EQ(status.sessions(0).session_id(), observer->session_id());
+  EXPECT_EQ(HbmUsed(status), 0u);
+  for (const auto& core : status.cores()) EXPECT_EQ(core.owner_session_id(), 0u);
+  // The ended session's key is dead: it cannot attach late.
+  EXPECT_FALSE(idle.Attach());
+  v1::AllocateResponse response;
+  EXPECT_EQ(
+      idle.stub().Allocate(idle.Context().get(), v1::AllocationRequest(), &response).error_code(),
+      grpc::StatusCode::UNAUTHENTICATED);
+  // The attached observer outlived several graces.
+  std::this_thread::sleep_for(2 * kGrace);
+  ExpectServing(*observer);
+}
+
 TEST_F(NeurondServiceTest, ShutdownTellsAttachedClients) {
   auto client = Connect();
   std::thread stopper([&] { daemon_->Shutdown(std::chrono::seconds(5)); });
@@ -467,16 +510,25 @@ constexpr char kCopyProgram[] =
     "dma_copy dst=hbm[var2 + 0, [1 x 16, 16 x 1]] fp32 src=hbm[var1 + 0, [1 x 16, 16 x 1]] fp32\n"
     "notify_end\n";
 
-std::string CopyProgramImage() {
-  StatusOr<isa::Program> program = isa::ParseProgram(kCopyProgram);
+// A program that never ends: the pool engine branches back forever.
+constexpr char kEndlessProgram[] =
+    ".engine pool\n"
+    "reg_set r1 = 0\n"
+    "branch r1 == 0 -> 1\n"
+    "notify_end\n";
+
+std::string ProgramImage(const char* text) {
+  StatusOr<isa::Program> program = isa::ParseProgram(text);
   EXPECT_TRUE(program.ok());
   StatusOr<std::vector<uint8_t>> stream = isa::EncodeStream(
       program->engine, program->instructions, isa::LimitsFor(simulator::Trainium2Spec()));
   EXPECT_TRUE(stream.ok());
   driver::ProgramImage image;
-  image.streams[static_cast<size_t>(isa::Engine::kSp)] = *stream;
+  image.streams[static_cast<size_t>(program->engine)] = *stream;
   return driver::remote::SerializeProgramImage(image);
 }
+
+std::string CopyProgramImage() { return ProgramImage(kCopyProgram); }
 
 // Sends `pieces` after a header announcing `total` bytes; the response.
 v1::LoadProgramResponse LoadProgram(RawClient& client, uint64_t total,
@@ -580,6 +632,57 @@ TEST_F(NeurondServiceTest, ProgramsRunOnHeldCoresWithTheSessionsHandlesOnly) {
   EXPECT_EQ(ExecuteCopy(*alice, program, 1, src, dst).status().code(), kInvalidHandle);
   EXPECT_EQ(DaemonStatus(*alice).sessions(0).loaded_programs(), 0u);
   ExpectServing(*alice);
+}
+
+// A client that goes away mid-execution: its session ends, the execution is cancelled rather
+// than run to its end, and everything the session held is released.
+TEST_F(NeurondServiceTest, AnExecutionIsCancelledWhenItsSessionEnds) {
+  auto observer = Connect();
+  auto victim = Connect();
+  v1::CoreRange range;
+  range.set_first_physical_core(3);
+  range.set_count(1);
+  v1::AcquireCoresResponse acquired;
+  ASSERT_TRUE(victim->stub().AcquireCores(victim->Context().get(), range, &acquired).ok());
+  ASSERT_EQ(acquired.status().code(), kOk);
+  ASSERT_EQ(Allocate(*victim, 1 << 20).status().code(), kOk);
+  const std::string image = ProgramImage(kEndlessProgram);
+  v1::LoadProgramResponse loaded = LoadProgram(*victim, image.size(), {image});
+  ASSERT_EQ(loaded.status().code(), kOk) << loaded.status().message();
+
+  v1::ExecuteRequest request;
+  v1::CoreExecution* run = request.add_cores();
+  run->set_program(loaded.program());
+  run->set_physical_core(3);
+  request.mutable_options()->set_host_timeout_ms(60000);  // a safety net only
+  v1::ExecuteResponse executed;
+  std::thread execution([&] {
+    EXPECT_TRUE(victim->stub().Execute(victim->Context().get(), request, &executed).ok());
+  });
+  v1::StatusResponse status;
+  for (int i = 0; i < 250; ++i) {
+    status = DaemonStatus(*observer);
+    if (status.sessions_size() == 2 && status.sessions(1).executions_running() == 1) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_EQ(status.sessions(1).executions_running(), 1u);
+
+  const auto broke = std::chrono::steady_clock::now();
+  victim->BreakAttach();
+  execution.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - broke, std::chrono::seconds(5));
+  EXPECT_EQ(executed.status().code(), kFailure);
+  EXPECT_NE(executed.status().message().find("cancelled"), std::string::npos)
+      << executed.status().message();
+  for (int i = 0; i < 100; ++i) {
+    status = DaemonStatus(*observer);
+    if (status.sessions_size() == 1) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_EQ(status.sessions_size(), 1);
+  EXPECT_EQ(HbmUsed(status), 0u);
+  for (const auto& core : status.cores()) EXPECT_EQ(core.owner_session_id(), 0u);
+  ExpectServing(*observer);
 }
 
 }  // namespace
