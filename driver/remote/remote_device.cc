@@ -18,6 +18,7 @@
 #include "common/log.h"
 #include "driver/remote/chunking.h"
 #include "driver/remote/convert.h"
+#include "driver/remote/transport.h"
 #include "proto/neurond.grpc.pb.h"
 
 #ifndef TRNSIM_VERSION
@@ -75,13 +76,39 @@ std::string CommandLine() {
   return text;
 }
 
+constexpr char kWriteMethod[] = "/trnsim.neurond.v1.Neurond/Write";
+
+// A serialised WriteRequest {data: chunk} whose payload is a view of `chunk`: the field's tag
+// and length are the only bytes made here. The caller keeps `chunk` alive until the call ends.
+grpc::ByteBuffer ChunkMessage(std::string_view chunk) {
+  uint8_t prefix[1 + 10];
+  size_t used = 0;
+  prefix[used++] = (v1::WriteRequest::kDataFieldNumber << 3) | 2;  // length-delimited
+  for (uint64_t left = chunk.size(); ; left >>= 7) {
+    prefix[used++] = static_cast<uint8_t>(left & 0x7f) | (left >= 0x80 ? 0x80 : 0);
+    if (left < 0x80) break;
+  }
+  grpc::Slice slices[2] = {grpc::Slice(prefix, used),
+                           grpc::Slice(chunk.data(), chunk.size(), grpc::Slice::STATIC_SLICE)};
+  return grpc::ByteBuffer(slices, 2);
+}
+
+grpc::ChannelArguments TransferChannelArguments() {
+  grpc::ChannelArguments args;
+  for (const ChannelSetting& setting : TransferChannelSettings()) {
+    args.SetInt(setting.name, setting.value);
+  }
+  return args;
+}
+
 class RemoteDevice final : public Device {
  public:
   RemoteDevice(std::string address, const RemoteOptions& options)
       : address_(std::move(address)),
         options_(options),
-        stub_(v1::Neurond::NewStub(
-            grpc::CreateChannel(address_, grpc::InsecureChannelCredentials()))) {}
+        channel_(grpc::CreateCustomChannel(address_, grpc::InsecureChannelCredentials(),
+                                           TransferChannelArguments())),
+        stub_(v1::Neurond::NewStub(channel_)) {}
   ~RemoteDevice() override;
 
   // Hello, the instance check, then the Attach stream. On error the destructor still ends
@@ -136,6 +163,7 @@ class RemoteDevice final : public Device {
 
   const std::string address_;
   const RemoteOptions options_;
+  std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::Neurond::Stub> stub_;
   const simulator::InstanceSpec* spec_ = nullptr;
   std::string session_key_;  // set once by Connect, before any concurrent use
@@ -380,8 +408,14 @@ Status RemoteDevice::Write(MemoryHandle handle, uint64_t offset, const void* src
   grpc::ClientContext context;
   Prepare(&context, deadline);
   v1::WriteResponse response;
-  std::unique_ptr<grpc::ClientWriter<v1::WriteRequest>> writer =
-      stub_->Write(&context, &response);
+  // The stream is written as raw messages so that each data chunk goes to gRPC as a view of
+  // `src` (ChunkMessage), not copied into a WriteRequest first and serialised again.
+  std::unique_ptr<grpc::ClientWriter<grpc::ByteBuffer>> writer(
+      grpc::internal::ClientWriterFactory<grpc::ByteBuffer>::Create(
+          channel_.get(),
+          grpc::internal::RpcMethod(kWriteMethod, grpc::internal::RpcMethod::CLIENT_STREAMING,
+                                    channel_),
+          &context, &response));
   v1::WriteRequest message;
   v1::WriteHeader* header = message.mutable_header();
   header->set_handle(handle);
@@ -391,13 +425,18 @@ Status RemoteDevice::Write(MemoryHandle handle, uint64_t offset, const void* src
   // connection broke); Finish says which.
   // buffer_hint lets gRPC coalesce messages instead of flushing each one.
   const grpc::WriteOptions buffered = grpc::WriteOptions().set_buffer_hint();
-  bool open = writer->Write(message, size > 0 ? buffered : grpc::WriteOptions());
+  grpc::ByteBuffer bytes;
+  bool serialized = false;
+  if (!grpc::SerializationTraits<v1::WriteRequest>::Serialize(message, &bytes, &serialized).ok()) {
+    return ProtocolError("Write", "cannot serialise the header");
+  }
+  bool open = writer->Write(bytes, size > 0 ? buffered : grpc::WriteOptions());
   if (size > 0) {
     std::vector<std::string_view> chunks =
         SplitChunks(std::string_view(static_cast<const char*>(src), size));
     for (size_t i = 0; open && i < chunks.size(); ++i) {
-      message.set_data(chunks[i].data(), chunks[i].size());
-      open = writer->Write(message, i + 1 < chunks.size() ? buffered : grpc::WriteOptions());
+      bytes = ChunkMessage(chunks[i]);
+      open = writer->Write(bytes, i + 1 < chunks.size() ? buffered : grpc::WriteOptions());
     }
   }
   if (open) writer->WritesDone();

@@ -1,6 +1,7 @@
 // The memory RPCs of NeurondService: Allocate, Free, Describe, Write, Read, Copy, Fill and
 // GetHbmUsage. Handles in requests are the session's (Session::Resolve maps them to the
-// Device's); every range is checked against the allocation before any byte moves.
+// Device's); every range is checked against the allocation before any byte moves. Write and
+// Read stream: the daemon holds at most one chunk of a transfer.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -25,6 +26,10 @@ trnsim::Status CheckRange(const Session::DeviceMemory& memory, uint64_t offset, 
   return trnsim::Status::Ok();
 }
 
+// Each chunk goes to the device as it arrives; nothing is buffered. The header's range is
+// checked before any byte moves and every chunk against it (ChunkCounter), so no chunk lands
+// outside the range; a stream refused or broken off part-way leaves the range partly written,
+// like an interrupted DMA.
 trnsim::Status DoWrite(driver::Device& device, Session& session,
                        grpc::ServerReader<v1::WriteRequest>* reader) {
   v1::WriteRequest message;
@@ -33,15 +38,15 @@ trnsim::Status DoWrite(driver::Device& device, Session& session,
   const v1::WriteHeader header = message.header();
   TRNSIM_ASSIGN_OR_RETURN(Session::DeviceMemory memory, session.Resolve(header.handle()));
   TRNSIM_RETURN_IF_ERROR(CheckRange(memory, header.offset(), header.size()));
-  // The range check bounds what the assembler may buffer: at most the allocation's size.
-  TRNSIM_ASSIGN_OR_RETURN(remote::ChunkAssembler assembler,
-                          remote::ChunkAssembler::Start(header.size(), header.size()));
+  remote::ChunkCounter counter(header.size());
   while (reader->Read(&message)) {
     if (message.has_header()) return InvalidError("Write stream has a second header");
-    TRNSIM_RETURN_IF_ERROR(assembler.Add(message.data()));
+    const std::string& data = message.data();
+    const uint64_t at = header.offset() + counter.received_bytes();
+    TRNSIM_RETURN_IF_ERROR(counter.Accept(data.size()));
+    TRNSIM_RETURN_IF_ERROR(device.Write(memory.device_handle, at, data.data(), data.size()));
   }
-  TRNSIM_ASSIGN_OR_RETURN(std::string bytes, std::move(assembler).Finish());
-  return device.Write(memory.device_handle, header.offset(), bytes.data(), bytes.size());
+  return counter.CheckComplete();
 }
 
 }  // namespace
