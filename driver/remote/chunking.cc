@@ -14,6 +14,16 @@ std::vector<std::string_view> SplitChunks(std::string_view bytes, uint64_t chunk
   return chunks;
 }
 
+size_t EncodeChunkPrefix(uint32_t field_number, uint64_t size, uint8_t* out) {
+  size_t used = 0;
+  out[used++] = static_cast<uint8_t>(field_number << 3 | 2);  // wire type 2: length-delimited
+  do {
+    out[used++] = static_cast<uint8_t>(size & 0x7f) | (size >= 0x80 ? 0x80 : 0);
+    size >>= 7;
+  } while (size != 0);
+  return used;
+}
+
 StatusOr<ChunkAssembler> ChunkAssembler::Start(uint64_t total_bytes, uint64_t max_total_bytes) {
   if (total_bytes > max_total_bytes) {
     return InvalidError("streamed payload of " + std::to_string(total_bytes) +

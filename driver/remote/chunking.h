@@ -35,6 +35,13 @@ inline constexpr uint64_t kMaxProgramImageBytes = uint64_t{1} << 30;
 std::vector<std::string_view> SplitChunks(std::string_view bytes,
                                           uint64_t chunk_bytes = kChunkBytes);
 
+// The wire prefix of a length-delimited protobuf field `field_number` carrying `size` bytes
+// (its tag, then the size as a varint): what precedes a chunk in a serialised WriteRequest or
+// ReadResponse, whose data field is the only one set. Writes at most kChunkPrefixMaxBytes to
+// `out` and returns how many.
+inline constexpr size_t kChunkPrefixMaxBytes = 11;
+size_t EncodeChunkPrefix(uint32_t field_number, uint64_t size, uint8_t* out);
+
 class ChunkCounter {
  public:
   explicit ChunkCounter(uint64_t total_bytes) : total_bytes_(total_bytes) {}

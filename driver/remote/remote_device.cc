@@ -78,19 +78,53 @@ std::string CommandLine() {
 
 constexpr char kWriteMethod[] = "/trnsim.neurond.v1.Neurond/Write";
 
+constexpr char kReadMethod[] = "/trnsim.neurond.v1.Neurond/Read";
+
 // A serialised WriteRequest {data: chunk} whose payload is a view of `chunk`: the field's tag
 // and length are the only bytes made here. The caller keeps `chunk` alive until the call ends.
 grpc::ByteBuffer ChunkMessage(std::string_view chunk) {
-  uint8_t prefix[1 + 10];
-  size_t used = 0;
-  prefix[used++] = (v1::WriteRequest::kDataFieldNumber << 3) | 2;  // length-delimited
-  for (uint64_t left = chunk.size(); ; left >>= 7) {
-    prefix[used++] = static_cast<uint8_t>(left & 0x7f) | (left >= 0x80 ? 0x80 : 0);
-    if (left < 0x80) break;
-  }
+  uint8_t prefix[kChunkPrefixMaxBytes];
+  const size_t used = EncodeChunkPrefix(v1::WriteRequest::kDataFieldNumber, chunk.size(), prefix);
   grpc::Slice slices[2] = {grpc::Slice(prefix, used),
                            grpc::Slice(chunk.data(), chunk.size(), grpc::Slice::STATIC_SLICE)};
   return grpc::ByteBuffer(slices, 2);
+}
+
+// When `message` is a serialised ReadResponse {data} and nothing else (what the daemon sends for
+// every chunk), returns the data's size and copies the data to `dst` if it fits in `room`
+// bytes; nullopt for any other message (an error status), which the caller parses the
+// ordinary way.
+std::optional<uint64_t> CopyChunk(const grpc::ByteBuffer& message, uint8_t* dst, uint64_t room) {
+  std::vector<grpc::Slice> slices;
+  if (!message.Dump(&slices).ok()) return std::nullopt;
+  size_t slice = 0, at = 0, consumed = 0;
+  auto next_byte = [&]() -> int {
+    while (slice < slices.size() && at >= slices[slice].size()) {
+      ++slice;
+      at = 0;
+    }
+    if (slice == slices.size()) return -1;
+    ++consumed;
+    return slices[slice].begin()[at++];
+  };
+  uint8_t tag[1];
+  EncodeChunkPrefix(v1::ReadResponse::kDataFieldNumber, 0, tag);
+  if (next_byte() != tag[0]) return std::nullopt;
+  uint64_t size = 0;
+  for (int shift = 0;; shift += 7) {
+    const int byte = next_byte();
+    if (byte < 0 || shift > 63) return std::nullopt;
+    size |= uint64_t(byte & 0x7f) << shift;
+    if ((byte & 0x80) == 0) break;
+  }
+  if (size != message.Length() - consumed) return std::nullopt;
+  if (size > room) return size;
+  for (uint64_t copied = 0; copied < size; ++slice, at = 0) {
+    const uint64_t piece = slices[slice].size() - at;
+    std::memcpy(dst + copied, slices[slice].begin() + at, piece);
+    copied += piece;
+  }
+  return size;
 }
 
 grpc::ChannelArguments TransferChannelArguments() {
@@ -455,16 +489,34 @@ Status RemoteDevice::Read(MemoryHandle handle, uint64_t offset, void* dst, uint6
   request.set_handle(handle);
   request.set_offset(offset);
   request.set_size(size);
-  std::unique_ptr<grpc::ClientReader<v1::ReadResponse>> reader = stub_->Read(&context, request);
-  v1::ReadResponse chunk;
+  // The chunks arrive as raw messages, copied from gRPC's buffers straight to `dst` (CopyChunk).
+  std::unique_ptr<grpc::ClientReader<grpc::ByteBuffer>> reader(
+      grpc::internal::ClientReaderFactory<grpc::ByteBuffer>::Create(
+          channel_.get(),
+          grpc::internal::RpcMethod(kReadMethod, grpc::internal::RpcMethod::SERVER_STREAMING,
+                                    channel_),
+          &context, request));
+  grpc::ByteBuffer message;
   uint64_t received = 0;
   Status result;
-  while (reader->Read(&chunk)) {
+  while (reader->Read(&message)) {
     if (!result.ok()) continue;  // drain what is still in flight after TryCancel
-    if (chunk.status().code() != 0) {
+    const uint64_t room = std::min<uint64_t>(kChunkBytes, size - received);
+    std::optional<uint64_t> copied =
+        CopyChunk(message, static_cast<uint8_t*>(dst) + received, room);
+    if (copied && *copied <= room) {
+      received += *copied;
+      continue;
+    }
+    v1::ReadResponse chunk;
+    if (!copied &&
+        !grpc::SerializationTraits<v1::ReadResponse>::Deserialize(&message, &chunk).ok()) {
+      result = ProtocolError("Read", "a reply that is not a ReadResponse");
+    } else if (!copied && chunk.status().code() != 0) {
       result = StatusFromProto(chunk.status());
-    } else if (chunk.data().size() > kChunkBytes || chunk.data().size() > size - received) {
-      result = ProtocolError("Read", "a chunk of " + std::to_string(chunk.data().size()) +
+    } else if (copied || chunk.data().size() > room) {
+      const uint64_t bytes = copied ? *copied : chunk.data().size();
+      result = ProtocolError("Read", "a chunk of " + std::to_string(bytes) +
                                          " bytes after " + std::to_string(received) + " of " +
                                          std::to_string(size) + " bytes");
     } else {

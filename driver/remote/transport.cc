@@ -14,6 +14,8 @@ constexpr ChannelSetting kSettings[] = {
     {GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, kWindowBytes},
     // Frames of up to one chunk: fewer frame headers and wakeups per chunk.
     {GRPC_ARG_HTTP2_MAX_FRAME_SIZE, static_cast<int>(kChunkBytes)},
+    // Socket reads of up to one chunk, rather than growing from 8 KiB.
+    {GRPC_ARG_TCP_READ_CHUNK_SIZE, static_cast<int>(kChunkBytes)},
 };
 
 }  // namespace

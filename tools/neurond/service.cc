@@ -1,6 +1,8 @@
 // The session, core and Status RPCs of NeurondService; memory RPCs are in service_memory.cc.
 #include "tools/neurond/service.h"
 
+#include <google/protobuf/descriptor.h>
+
 #include <utility>
 
 #include "common/log.h"
@@ -33,7 +35,19 @@ NeurondService::NeurondService(driver::Device* device, ServiceOptions options)
       sessions_(device, options_.max_sessions, options_.max_session_memory_bytes,
                 options_.attach_grace),
       core_executions_(device->instance_spec().PhysicalCores(), 0),
-      core_busy_ps_(device->instance_spec().PhysicalCores(), 0) {}
+      core_busy_ps_(device->instance_spec().PhysicalCores(), 0) {
+  const int read_method = google::protobuf::DescriptorPool::generated_pool()
+                              ->FindServiceByName(v1::Neurond::service_full_name())
+                              ->FindMethodByName("Read")
+                              ->index();
+  MarkMethodStreamed(
+      read_method,
+      new grpc::internal::SplitServerStreamingHandler<v1::ReadRequest, grpc::ByteBuffer>(
+          [this](grpc::ServerContext* context,
+                 grpc::ServerSplitStreamer<v1::ReadRequest, grpc::ByteBuffer>* stream) {
+            return RawRead(context, stream);
+          }));
+}
 
 NeurondService::~NeurondService() { CloseAllSessions(); }
 
