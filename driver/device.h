@@ -14,8 +14,11 @@
 // NRT_INVALID_HANDLE for an unknown handle, NRT_INVALID for out-of-range offsets/sizes/indices,
 // NRT_RESOURCE when memory is exhausted, NRT_FAILURE for cores already owned.
 //
-// Thread safety: all methods may be called concurrently from any thread; a back end may run
-// executions one at a time (the sim back end does: sim/sim_device.h).
+// Thread safety: all methods may be called concurrently from any thread. Executions on
+// distinct cores may run at once (the sim back end runs them so: sim/sim_device.h); an
+// execution on a core that is running another waits for it. Two executions, or an execution and
+// Write/Read/Copy/Fill, on the same bytes at once race as on hardware. Freeing memory bound to a
+// running execution succeeds; the memory is released when the execution ends.
 #pragma once
 
 #include <cstdint>

@@ -1,8 +1,9 @@
 // The remote back end (driver/remote/remote_device.h) against the in-process sim back end, in
-// one run: a neurond daemon is started in this process on a unix socket (tools/neurond/daemon.h)
-// and both back ends serve the same calls.
-//   Write/<0 sim | 1 remote>, Read/<0|1>   64 MiB Device::Write / Device::Read: bytes_per_second
-//   Execute/<0|1>   Device::Execute of a tiny program (one 4 KiB dma_copy on SP + notify_end):
+// one run: a neurond daemon is started in this process on a unix socket and another on TCP
+// loopback (tools/neurond/daemon.h), and every back end serves the same calls.
+//   Write/<0 sim | 1 remote unix | 2 remote TCP>, Read/<0|1|2>   64 MiB Device::Write /
+//                   Device::Read: bytes_per_second
+//   Execute/<0|1|2> Device::Execute of a tiny program (one 4 KiB dma_copy on SP + notify_end):
 //                   items_per_second = executions per second (its inverse is the latency)
 // The summary prints remote/sim for each: the cost of the protocol, gRPC and the socket.
 #include <benchmark/benchmark.h>
@@ -76,8 +77,8 @@ Backend Open(const std::string& backend, const std::string& address) {
 }
 
 struct World {
-  std::unique_ptr<neurond::Daemon> daemon;
-  Backend sim, remote;
+  std::unique_ptr<neurond::Daemon> daemon, tcp_daemon;
+  Backend sim, remote, tcp;
 };
 
 World& TheWorld() {
@@ -89,15 +90,24 @@ World& TheWorld() {
     auto daemon = neurond::Daemon::Start(options);
     if (!daemon.ok()) Die("daemon", daemon.status());
     w->daemon = std::move(*daemon);
+    options.listen = "127.0.0.1:0";
+    daemon = neurond::Daemon::Start(options);
+    if (!daemon.ok()) Die("daemon", daemon.status());
+    w->tcp_daemon = std::move(*daemon);
     w->sim = Open("sim", "");
     w->remote = Open("remote", w->daemon->address());
+    w->tcp = Open("remote", w->tcp_daemon->address());
     return w;
   }();
   return *world;
 }
 
 Backend& Pick(benchmark::State& state) {
-  return state.range(0) == 0 ? TheWorld().sim : TheWorld().remote;
+  switch (state.range(0)) {
+    case 0: return TheWorld().sim;
+    case 1: return TheWorld().remote;
+    default: return TheWorld().tcp;
+  }
 }
 
 void BM_Write(benchmark::State& state) {
@@ -107,7 +117,7 @@ void BM_Write(benchmark::State& state) {
     if (Status st = b.device->Write(b.memory, 0, host.data(), kBytes); !st.ok()) Die("write", st);
   state.SetBytesProcessed(int64_t(state.iterations() * kBytes));
 }
-BENCHMARK(BM_Write)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Write)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_Read(benchmark::State& state) {
   Backend& b = Pick(state);
@@ -116,7 +126,7 @@ void BM_Read(benchmark::State& state) {
     if (Status st = b.device->Read(b.memory, 0, host.data(), kBytes); !st.ok()) Die("read", st);
   state.SetBytesProcessed(int64_t(state.iterations() * kBytes));
 }
-BENCHMARK(BM_Read)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Read)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_Execute(benchmark::State& state) {
   Backend& b = Pick(state);
@@ -130,7 +140,7 @@ void BM_Execute(benchmark::State& state) {
   }
   state.SetItemsProcessed(int64_t(state.iterations()));
 }
-BENCHMARK(BM_Execute)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_Execute)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 class RemoteRatios : public bench::RatioReporter {
  public:
@@ -147,16 +157,20 @@ class RemoteRatios : public bench::RatioReporter {
  protected:
   void PrintRatios() override {
     std::printf("\nremote / in-process (same run):\n");
-    for (const char* family : {"BM_Write", "BM_Read"}) {
-      const double sim = Mean(family, 0), remote = Mean(family, 1);
+    for (int arg : {1, 2}) {
+      const char* link = arg == 1 ? "unix" : "tcp";
+      for (const char* family : {"BM_Write", "BM_Read"}) {
+        const double sim = Mean(family, 0), remote = Mean(family, arg);
+        if (sim > 0 && remote > 0)
+          std::printf("  %-10s %-4s %8.2f GB/s remote vs %8.2f GB/s sim  ratio %.3f\n", family,
+                      link, remote / 1e9, sim / 1e9, remote / sim);
+      }
+      const double sim = items_["BM_Execute/0/real_time"];
+      const double remote = items_["BM_Execute/" + std::to_string(arg) + "/real_time"];
       if (sim > 0 && remote > 0)
-        std::printf("  %-10s %8.2f GB/s remote vs %8.2f GB/s sim  ratio %.3f\n", family,
-                    remote / 1e9, sim / 1e9, remote / sim);
+        std::printf("  %-10s %-4s %8.1f us remote vs %8.1f us sim  latency x%.1f\n",
+                    "BM_Execute", link, 1e6 / remote, 1e6 / sim, sim / remote);
     }
-    const double sim = items_["BM_Execute/0/real_time"], remote = items_["BM_Execute/1/real_time"];
-    if (sim > 0 && remote > 0)
-      std::printf("  %-10s %8.1f us remote vs %8.1f us sim  latency x%.1f\n", "BM_Execute",
-                  1e6 / remote, 1e6 / sim, sim / remote);
   }
 
  private:

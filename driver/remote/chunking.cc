@@ -14,6 +14,16 @@ std::vector<std::string_view> SplitChunks(std::string_view bytes, uint64_t chunk
   return chunks;
 }
 
+size_t EncodeChunkPrefix(uint32_t field_number, uint64_t size, uint8_t* out) {
+  size_t used = 0;
+  out[used++] = static_cast<uint8_t>(field_number << 3 | 2);  // wire type 2: length-delimited
+  do {
+    out[used++] = static_cast<uint8_t>(size & 0x7f) | (size >= 0x80 ? 0x80 : 0);
+    size >>= 7;
+  } while (size != 0);
+  return used;
+}
+
 StatusOr<ChunkAssembler> ChunkAssembler::Start(uint64_t total_bytes, uint64_t max_total_bytes) {
   if (total_bytes > max_total_bytes) {
     return InvalidError("streamed payload of " + std::to_string(total_bytes) +
@@ -26,15 +36,15 @@ StatusOr<ChunkAssembler> ChunkAssembler::Start(uint64_t total_bytes, uint64_t ma
   return assembler;
 }
 
-Status ChunkAssembler::Add(std::string_view chunk) {
+Status ChunkCounter::Accept(uint64_t size) {
   if (failed_) return InvalidError("streamed payload: chunk after an earlier error");
   Status status;
-  if (chunk.empty()) {
+  if (size == 0) {
     status = InvalidError("streamed payload: empty chunk");
-  } else if (chunk.size() > kChunkBytes) {
-    status = InvalidError("streamed payload: chunk of " + std::to_string(chunk.size()) +
+  } else if (size > kChunkBytes) {
+    status = InvalidError("streamed payload: chunk of " + std::to_string(size) +
                           " bytes is larger than the chunk size " + std::to_string(kChunkBytes));
-  } else if (chunk.size() > total_bytes_ - bytes_.size()) {
+  } else if (size > total_bytes_ - received_bytes_) {
     status = InvalidError("streamed payload: chunks pass the announced total of " +
                           std::to_string(total_bytes_) + " bytes");
   }
@@ -42,16 +52,27 @@ Status ChunkAssembler::Add(std::string_view chunk) {
     failed_ = true;
     return status;
   }
+  received_bytes_ += size;
+  return Status::Ok();
+}
+
+Status ChunkCounter::CheckComplete() const {
+  if (failed_) return InvalidError("streamed payload: refused after an earlier error");
+  if (received_bytes_ != total_bytes_) {
+    return InvalidError("streamed payload truncated: " + std::to_string(received_bytes_) +
+                        " of " + std::to_string(total_bytes_) + " bytes arrived");
+  }
+  return Status::Ok();
+}
+
+Status ChunkAssembler::Add(std::string_view chunk) {
+  TRNSIM_RETURN_IF_ERROR(counter_.Accept(chunk.size()));
   bytes_.append(chunk);
   return Status::Ok();
 }
 
 StatusOr<std::string> ChunkAssembler::Finish() && {
-  if (failed_) return InvalidError("streamed payload: refused after an earlier error");
-  if (bytes_.size() != total_bytes_) {
-    return InvalidError("streamed payload truncated: " + std::to_string(bytes_.size()) + " of " +
-                        std::to_string(total_bytes_) + " bytes arrived");
-  }
+  TRNSIM_RETURN_IF_ERROR(counter_.CheckComplete());
   return std::move(bytes_);
 }
 

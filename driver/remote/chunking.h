@@ -2,11 +2,14 @@
 // pieces of at most kChunkBytes, so no gRPC message ever nears its size limit, and the receiver
 // reassembles them against the total announced up front.
 //
-// The receiver trusts nothing: ChunkAssembler refuses a total above its limit, a chunk larger
-// than kChunkBytes, bytes past the announced total and a stream that ends short, each with
-// NRT_INVALID and one message; it never allocates more than the announced total.
+// The receiver trusts nothing: ChunkCounter refuses an empty chunk, a chunk larger than
+// kChunkBytes, bytes past the announced total and a stream that ends short, each with
+// NRT_INVALID and one message. A receiver that consumes each chunk as it arrives (neurond's
+// Write) uses a ChunkCounter alone; ChunkAssembler adds a limit on the total and reassembles
+// the payload (LoadProgram), never allocating more than the announced total.
 //
-// Thread safety: SplitChunks is reentrant; a ChunkAssembler is used by one thread at a time.
+// Thread safety: SplitChunks is reentrant; a ChunkCounter or ChunkAssembler is used by one
+// thread at a time.
 #pragma once
 
 #include <cstddef>
@@ -32,6 +35,32 @@ inline constexpr uint64_t kMaxProgramImageBytes = uint64_t{1} << 30;
 std::vector<std::string_view> SplitChunks(std::string_view bytes,
                                           uint64_t chunk_bytes = kChunkBytes);
 
+// The wire prefix of a length-delimited protobuf field `field_number` carrying `size` bytes
+// (its tag, then the size as a varint): what precedes a chunk in a serialised WriteRequest or
+// ReadResponse, whose data field is the only one set. Writes at most kChunkPrefixMaxBytes to
+// `out` and returns how many.
+inline constexpr size_t kChunkPrefixMaxBytes = 11;
+size_t EncodeChunkPrefix(uint32_t field_number, uint64_t size, uint8_t* out);
+
+class ChunkCounter {
+ public:
+  explicit ChunkCounter(uint64_t total_bytes) : total_bytes_(total_bytes) {}
+
+  // Counts one chunk of `size` bytes: NRT_INVALID if it is empty, larger than kChunkBytes, or
+  // would pass the total. After an error the counter refuses everything.
+  Status Accept(uint64_t size);
+  // NRT_INVALID after an error or if fewer bytes than the total arrived.
+  Status CheckComplete() const;
+
+  uint64_t total_bytes() const { return total_bytes_; }
+  uint64_t received_bytes() const { return received_bytes_; }
+
+ private:
+  uint64_t total_bytes_ = 0;
+  uint64_t received_bytes_ = 0;
+  bool failed_ = false;
+};
+
 class ChunkAssembler {
  public:
   // An assembler for `total_bytes`; NRT_INVALID when that exceeds `max_total_bytes`.
@@ -43,15 +72,14 @@ class ChunkAssembler {
   // The reassembled payload; NRT_INVALID if fewer bytes than the total arrived.
   StatusOr<std::string> Finish() &&;
 
-  uint64_t total_bytes() const { return total_bytes_; }
-  uint64_t received_bytes() const { return bytes_.size(); }
+  uint64_t total_bytes() const { return counter_.total_bytes(); }
+  uint64_t received_bytes() const { return counter_.received_bytes(); }
 
  private:
-  explicit ChunkAssembler(uint64_t total_bytes) : total_bytes_(total_bytes) {}
+  explicit ChunkAssembler(uint64_t total_bytes) : counter_(total_bytes) {}
 
-  uint64_t total_bytes_ = 0;
+  ChunkCounter counter_;
   std::string bytes_;
-  bool failed_ = false;
 };
 
 }  // namespace trnsim::driver::remote

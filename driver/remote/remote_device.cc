@@ -19,6 +19,7 @@
 #include "driver/remote/chunking.h"
 #include "driver/remote/convert.h"
 #include "driver/remote/tls.h"
+#include "driver/remote/transport.h"
 #include "proto/neurond.grpc.pb.h"
 
 #ifndef TRNSIM_VERSION
@@ -76,6 +77,65 @@ std::string CommandLine() {
   return text;
 }
 
+constexpr char kWriteMethod[] = "/trnsim.neurond.v1.Neurond/Write";
+
+constexpr char kReadMethod[] = "/trnsim.neurond.v1.Neurond/Read";
+
+// A serialised WriteRequest {data: chunk} whose payload is a view of `chunk`: the field's tag
+// and length are the only bytes made here. The caller keeps `chunk` alive until the call ends.
+grpc::ByteBuffer ChunkMessage(std::string_view chunk) {
+  uint8_t prefix[kChunkPrefixMaxBytes];
+  const size_t used = EncodeChunkPrefix(v1::WriteRequest::kDataFieldNumber, chunk.size(), prefix);
+  grpc::Slice slices[2] = {grpc::Slice(prefix, used),
+                           grpc::Slice(chunk.data(), chunk.size(), grpc::Slice::STATIC_SLICE)};
+  return grpc::ByteBuffer(slices, 2);
+}
+
+// When `message` is a serialised ReadResponse {data} and nothing else (what the daemon sends for
+// every chunk), returns the data's size and copies the data to `dst` if it fits in `room`
+// bytes; nullopt for any other message (an error status), which the caller parses the
+// ordinary way.
+std::optional<uint64_t> CopyChunk(const grpc::ByteBuffer& message, uint8_t* dst, uint64_t room) {
+  std::vector<grpc::Slice> slices;
+  if (!message.Dump(&slices).ok()) return std::nullopt;
+  size_t slice = 0, at = 0, consumed = 0;
+  auto next_byte = [&]() -> int {
+    while (slice < slices.size() && at >= slices[slice].size()) {
+      ++slice;
+      at = 0;
+    }
+    if (slice == slices.size()) return -1;
+    ++consumed;
+    return slices[slice].begin()[at++];
+  };
+  uint8_t tag[1];
+  EncodeChunkPrefix(v1::ReadResponse::kDataFieldNumber, 0, tag);
+  if (next_byte() != tag[0]) return std::nullopt;
+  uint64_t size = 0;
+  for (int shift = 0;; shift += 7) {
+    const int byte = next_byte();
+    if (byte < 0 || shift > 63) return std::nullopt;
+    size |= uint64_t(byte & 0x7f) << shift;
+    if ((byte & 0x80) == 0) break;
+  }
+  if (size != message.Length() - consumed) return std::nullopt;
+  if (size > room) return size;
+  for (uint64_t copied = 0; copied < size; ++slice, at = 0) {
+    const uint64_t piece = slices[slice].size() - at;
+    std::memcpy(dst + copied, slices[slice].begin() + at, piece);
+    copied += piece;
+  }
+  return size;
+}
+
+grpc::ChannelArguments TransferChannelArguments() {
+  grpc::ChannelArguments args;
+  for (const ChannelSetting& setting : TransferChannelSettings()) {
+    args.SetInt(setting.name, setting.value);
+  }
+  return args;
+}
+
 class RemoteDevice final : public Device {
  public:
   // `tls_ca_file` is empty for a plaintext channel; it only words the errors.
@@ -84,7 +144,8 @@ class RemoteDevice final : public Device {
       : address_(std::move(address)),
         tls_ca_file_(std::move(tls_ca_file)),
         options_(options),
-        stub_(v1::Neurond::NewStub(std::move(channel))) {}
+        channel_(std::move(channel)),
+        stub_(v1::Neurond::NewStub(channel_)) {}
   ~RemoteDevice() override;
 
   // Hello, the instance check, then the Attach stream. On error the destructor still ends
@@ -140,6 +201,7 @@ class RemoteDevice final : public Device {
   const std::string address_;
   const std::string tls_ca_file_;
   const RemoteOptions options_;
+  std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::Neurond::Stub> stub_;
   const simulator::InstanceSpec* spec_ = nullptr;
   std::string session_key_;  // set once by Connect, before any concurrent use
@@ -395,8 +457,14 @@ Status RemoteDevice::Write(MemoryHandle handle, uint64_t offset, const void* src
   grpc::ClientContext context;
   Prepare(&context, deadline);
   v1::WriteResponse response;
-  std::unique_ptr<grpc::ClientWriter<v1::WriteRequest>> writer =
-      stub_->Write(&context, &response);
+  // The stream is written as raw messages so that each data chunk goes to gRPC as a view of
+  // `src` (ChunkMessage), not copied into a WriteRequest first and serialised again.
+  std::unique_ptr<grpc::ClientWriter<grpc::ByteBuffer>> writer(
+      grpc::internal::ClientWriterFactory<grpc::ByteBuffer>::Create(
+          channel_.get(),
+          grpc::internal::RpcMethod(kWriteMethod, grpc::internal::RpcMethod::CLIENT_STREAMING,
+                                    channel_),
+          &context, &response));
   v1::WriteRequest message;
   v1::WriteHeader* header = message.mutable_header();
   header->set_handle(handle);
@@ -406,13 +474,18 @@ Status RemoteDevice::Write(MemoryHandle handle, uint64_t offset, const void* src
   // connection broke); Finish says which.
   // buffer_hint lets gRPC coalesce messages instead of flushing each one.
   const grpc::WriteOptions buffered = grpc::WriteOptions().set_buffer_hint();
-  bool open = writer->Write(message, size > 0 ? buffered : grpc::WriteOptions());
+  grpc::ByteBuffer bytes;
+  bool serialized = false;
+  if (!grpc::SerializationTraits<v1::WriteRequest>::Serialize(message, &bytes, &serialized).ok()) {
+    return ProtocolError("Write", "cannot serialise the header");
+  }
+  bool open = writer->Write(bytes, size > 0 ? buffered : grpc::WriteOptions());
   if (size > 0) {
     std::vector<std::string_view> chunks =
         SplitChunks(std::string_view(static_cast<const char*>(src), size));
     for (size_t i = 0; open && i < chunks.size(); ++i) {
-      message.set_data(chunks[i].data(), chunks[i].size());
-      open = writer->Write(message, i + 1 < chunks.size() ? buffered : grpc::WriteOptions());
+      bytes = ChunkMessage(chunks[i]);
+      open = writer->Write(bytes, i + 1 < chunks.size() ? buffered : grpc::WriteOptions());
     }
   }
   if (open) writer->WritesDone();
@@ -431,16 +504,34 @@ Status RemoteDevice::Read(MemoryHandle handle, uint64_t offset, void* dst, uint6
   request.set_handle(handle);
   request.set_offset(offset);
   request.set_size(size);
-  std::unique_ptr<grpc::ClientReader<v1::ReadResponse>> reader = stub_->Read(&context, request);
-  v1::ReadResponse chunk;
+  // The chunks arrive as raw messages, copied from gRPC's buffers straight to `dst` (CopyChunk).
+  std::unique_ptr<grpc::ClientReader<grpc::ByteBuffer>> reader(
+      grpc::internal::ClientReaderFactory<grpc::ByteBuffer>::Create(
+          channel_.get(),
+          grpc::internal::RpcMethod(kReadMethod, grpc::internal::RpcMethod::SERVER_STREAMING,
+                                    channel_),
+          &context, request));
+  grpc::ByteBuffer message;
   uint64_t received = 0;
   Status result;
-  while (reader->Read(&chunk)) {
+  while (reader->Read(&message)) {
     if (!result.ok()) continue;  // drain what is still in flight after TryCancel
-    if (chunk.status().code() != 0) {
+    const uint64_t room = std::min<uint64_t>(kChunkBytes, size - received);
+    std::optional<uint64_t> copied =
+        CopyChunk(message, static_cast<uint8_t*>(dst) + received, room);
+    if (copied && *copied <= room) {
+      received += *copied;
+      continue;
+    }
+    v1::ReadResponse chunk;
+    if (!copied &&
+        !grpc::SerializationTraits<v1::ReadResponse>::Deserialize(&message, &chunk).ok()) {
+      result = ProtocolError("Read", "a reply that is not a ReadResponse");
+    } else if (!copied && chunk.status().code() != 0) {
       result = StatusFromProto(chunk.status());
-    } else if (chunk.data().size() > kChunkBytes || chunk.data().size() > size - received) {
-      result = ProtocolError("Read", "a chunk of " + std::to_string(chunk.data().size()) +
+    } else if (copied || chunk.data().size() > room) {
+      const uint64_t bytes = copied ? *copied : chunk.data().size();
+      result = ProtocolError("Read", "a chunk of " + std::to_string(bytes) +
                                          " bytes after " + std::to_string(received) + " of " +
                                          std::to_string(size) + " bytes");
     } else {
@@ -561,7 +652,7 @@ StatusOr<simulator::core::ExecutionResult> RemoteDevice::Execute(
 // The channel to the daemon: plaintext, or TLS trusting the roots of options.tls_ca_file
 // (and expecting options.tls_server_name, when set, in the daemon's certificate).
 StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const DeviceOptions& options) {
-  grpc::ChannelArguments arguments;
+  grpc::ChannelArguments arguments = TransferChannelArguments();
   if (options.tls_ca_file.empty()) {
     if (!options.tls_server_name.empty()) {
       return InvalidError("a TLS server name ('" + options.tls_server_name +

@@ -1,7 +1,10 @@
 // The remote back end: a driver::Device whose instance lives in a neurond daemon
 // (tools/neurond). Every method is one RPC of proto/neurond.proto; Write, Read and LoadProgram
 // stream their payload in chunks of kChunkBytes (driver/remote/chunking.h), so transfers of any
-// size stay far below gRPC's message limit.
+// size stay far below gRPC's message limit. Write hands gRPC each chunk as a view of the
+// caller's buffer, and Read copies each chunk from gRPC's buffers straight to the caller's (both
+// as raw messages of the same wire format), so a transfer makes no copies of its own. The
+// channel uses the transfer settings of driver/remote/transport.h.
 //
 // Session: OpenRemoteDevice says Hello (protocol version, pid, command line, trnsim version,
 // token), checks the daemon's instance type, then holds an Attach stream open on a background

@@ -5,8 +5,8 @@
 // var_id bound once) before it builds the view, so Var() is one hash lookup; a var_id without
 // a binding is NRT_INVALID naming it.
 //
-// Thread safety: none; one execution at a time uses a view. The spans stay valid while the
-// bound allocations live (SimDevice holds its lock across the execution, so none is freed).
+// Thread safety: none; one execution uses a view. The spans stay valid while the bound
+// allocations live (SimDevice pins them for the execution, so none is released under it).
 #pragma once
 
 #include <cstdint>

@@ -2,12 +2,11 @@
 
 #include <malloc.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
-#include <unordered_set>
 
 #include "common/log.h"
-#include "driver/sim/binding_hbm_view.h"
 #include "simulator/isa/encoding.h"
 
 namespace trnsim::driver::sim {
@@ -60,6 +59,8 @@ SimDevice::SimDevice(std::unique_ptr<simulator::Instance> instance)
     }
   }
   core_owned_.assign(spec.PhysicalCores(), false);
+  core_busy_.assign(spec.PhysicalCores(), false);
+  core_states_.resize(spec.PhysicalCores());
 }
 
 Status SimDevice::AcquireCores(int first, int count) {
@@ -80,18 +81,38 @@ Status SimDevice::AcquireCores(int first, int count) {
 
 void SimDevice::ReleaseCores(int first, int count) {
   // A released core's SBUF/PSUM state goes with it: the next owner starts from zeroed on-chip
-  // memory, and a long-lived device (neurond) does not keep 28 MiB per core ever used.
-  std::lock_guard<std::mutex> execute_lock(execute_mutex_);
-  std::unique_lock lock(mutex_);
-  size_t dropped = 0;
-  for (int c = first; c < first + count; ++c) {
-    if (c < 0 || c >= static_cast<int>(core_owned_.size()) || !core_owned_[c]) continue;
-    core_owned_[c] = false;
-    dropped += core_states_.erase(c);
+  // memory, and a long-lived device (neurond) does not keep 28 MiB per core ever used. An
+  // execution still running on one of the cores keeps its state until it ends.
+  const int total = static_cast<int>(core_owned_.size());
+  std::vector<int> range;
+  for (int c = std::max(first, 0); c < total && c - first < count; ++c) range.push_back(c);
+  auto busy = [&] {
+    for (int c : range) {
+      if (core_busy_[c]) return true;
+    }
+    return false;
+  };
+  std::vector<std::unique_ptr<reference::CoreState>> dropped;
+  {
+    std::unique_lock cores_lock(cores_mutex_);
+    if (busy()) {
+      cores_lock.unlock();
+      Notify(Event::kReleaseWaiting, range);
+      cores_lock.lock();
+      cores_cv_.wait(cores_lock, [&] { return !busy(); });
+    }
+    std::unique_lock lock(mutex_);
+    for (int c : range) {
+      if (!core_owned_[c]) continue;
+      core_owned_[c] = false;
+      if (core_states_[c] != nullptr) dropped.push_back(std::move(core_states_[c]));
+    }
   }
+  if (dropped.empty()) return;
+  dropped.clear();
   // A core state is two large vectors (SBUF, PSUM); glibc serves such blocks from its heaps once
   // its mmap threshold has risen, and keeps them after free. Hand the pages back to the host.
-  if (dropped > 0) malloc_trim(0);
+  malloc_trim(0);
 }
 
 HbmAllocator& SimDevice::AllocatorFor(int chip, int hbm) {
@@ -126,9 +147,18 @@ StatusOr<AllocationInfo> SimDevice::Allocate(const AllocationRequest& request) {
 Status SimDevice::Free(MemoryHandle handle) {
   std::unique_lock lock(mutex_);
   auto it = allocations_.find(handle);
-  if (it == allocations_.end()) {
+  if (it == allocations_.end() || it->second.freed) {
     return InvalidHandleError("no device memory with handle " + std::to_string(handle));
   }
+  // A running execution is bound to it: the last one to end releases it (Unpin).
+  if (it->second.pins > 0) {
+    it->second.freed = true;
+    return Status::Ok();
+  }
+  return ReleaseLocked(it);
+}
+
+Status SimDevice::ReleaseLocked(AllocationMap::iterator it) {
   const Allocation& a = it->second;
   TRNSIM_ASSIGN_OR_RETURN(HbmAllocator::Block free_range,
                           AllocatorFor(a.info.chip, a.info.hbm).Free(a.hbm_offset));
@@ -143,7 +173,7 @@ Status SimDevice::Free(MemoryHandle handle) {
 StatusOr<const SimDevice::Allocation*> SimDevice::Lookup(MemoryHandle handle, uint64_t offset,
                                                          uint64_t size) const {
   auto it = allocations_.find(handle);
-  if (it == allocations_.end()) {
+  if (it == allocations_.end() || it->second.freed) {
     return InvalidHandleError("no device memory with handle " + std::to_string(handle));
   }
   uint64_t limit = it->second.info.size_bytes;
@@ -216,7 +246,7 @@ StatusOr<HbmUsage> SimDevice::GetHbmUsage(int chip, int hbm) {
 
 StatusOr<ProgramHandle> SimDevice::LoadProgram(const ProgramImage& image) {
   isa::IsaLimits limits = isa::LimitsFor(*instance_->spec().chip);
-  auto loaded = std::make_unique<LoadedProgram>();
+  auto loaded = std::make_shared<LoadedProgram>();
   for (int e = 0; e < isa::kEngineCount; ++e) {
     const std::vector<uint8_t>& stream = image.streams[e];
     if (stream.empty()) continue;
@@ -245,100 +275,6 @@ Status SimDevice::UnloadProgram(ProgramHandle program) {
     return InvalidHandleError("no program with handle " + std::to_string(program));
   }
   return Status::Ok();
-}
-
-StatusOr<simulator::core::ExecutionResult> SimDevice::Execute(
-    std::span<const CoreExecution> cores, const ExecutionRequestOptions& options) {
-  const simulator::InstanceSpec& spec = instance_->spec();
-  const simulator::ChipSpec& chip = *spec.chip;
-  if (cores.empty()) return InvalidError("an execution needs at least one core");
-  if (!options.rounding_seeds.empty() && options.rounding_seeds.size() != cores.size()) {
-    return InvalidError(std::to_string(options.rounding_seeds.size()) +
-                        " stochastic-rounding seeds for " + std::to_string(cores.size()) +
-                        " cores (give one per core, or none)");
-  }
-
-  std::lock_guard<std::mutex> execute_lock(execute_mutex_);
-  std::shared_lock lock(mutex_);  // no bound allocation or program goes away meanwhile
-  std::vector<std::unique_ptr<BindingHbmView>> views;
-  std::vector<simulator::core::CoreRun> runs;
-  std::unordered_set<int> seen;
-  for (size_t i = 0; i < cores.size(); ++i) {
-    const CoreExecution& c = cores[i];
-    if (c.chip < 0 || c.chip >= spec.chip_count) {
-      return InvalidError("chip " + std::to_string(c.chip) + " is outside the " +
-                          std::to_string(spec.chip_count) + " chips of the instance");
-    }
-    if (c.physical_core < 0 || c.physical_core >= chip.physical_cores) {
-      return InvalidError("physical core " + std::to_string(c.physical_core) +
-                          " is outside the " + std::to_string(chip.physical_cores) +
-                          " cores of a " + chip.name + " chip");
-    }
-    std::string where =
-        "chip " + std::to_string(c.chip) + " core " + std::to_string(c.physical_core) + ": ";
-    if (c.chip != cores[0].chip) {
-      return InvalidError(where + "the cores of one execution must be on one chip (the first "
-                          "is on chip " + std::to_string(cores[0].chip) + ")");
-    }
-    if (!seen.insert(c.physical_core).second) {
-      return InvalidError(where + "the core appears twice in one execution");
-    }
-    int instance_core = c.chip * chip.physical_cores + c.physical_core;
-    if (!core_owned_[instance_core]) {
-      return FailureError(where + "NeuronCore " + std::to_string(instance_core) +
-                          " is not held by this connection (AcquireCores)");
-    }
-    auto program = programs_.find(c.program);
-    if (program == programs_.end()) {
-      return InvalidHandleError(where + "no program with handle " + std::to_string(c.program));
-    }
-    auto view = std::make_unique<BindingHbmView>();
-    for (const VarBinding& b : c.vars) {
-      std::span<uint8_t> bytes;
-      if (b.size > 0 || b.memory != kInvalidMemoryHandle) {
-        StatusOr<const Allocation*> a = Lookup(b.memory, b.offset, b.size);
-        if (!a.ok()) {
-          return InvalidError(where + "var_id " + std::to_string(b.var_id) + ": " +
-                              a.status().message());
-        }
-        bytes = std::span<uint8_t>(instance_->chip((*a)->info.chip)
-                                       .hbm((*a)->info.hbm)
-                                       .HostAddress((*a)->hbm_offset + b.offset),
-                                   b.size);
-      }
-      Status bound = view->Bind(b.var_id, bytes);
-      if (!bound.ok()) return InvalidError(where + bound.message());
-    }
-    const LoadedProgram& loaded = *program->second;
-    simulator::core::CoreRun run;
-    run.core = c.physical_core;
-    for (int e = 0; e < isa::kEngineCount; ++e) {
-      run.programs[e] = loaded.programs[e] ? &*loaded.programs[e] : nullptr;
-    }
-    run.descriptors = &loaded.descriptors;
-    run.hbm = view.get();
-    views.push_back(std::move(view));
-    runs.push_back(run);
-  }
-
-  // Everything is valid: only now touch core state.
-  for (size_t i = 0; i < cores.size(); ++i) {
-    int instance_core = cores[i].chip * chip.physical_cores + cores[i].physical_core;
-    std::unique_ptr<reference::CoreState>& state = core_states_[instance_core];
-    if (state == nullptr) state = std::make_unique<reference::CoreState>(isa::LimitsFor(chip));
-    // Synchronisation state starts clean, so waits count this execution's updates only.
-    // SBUF and PSUM persist.
-    state->sem.fill(0);
-    state->event.fill(0);
-    state->rounding = options.stochastic_rounding ? numerics::Rounding::Mode::kStochastic
-                                                  : numerics::Rounding::Mode::kNearestEven;
-    state->rounding_seed = options.rounding_seeds.empty() ? 0 : options.rounding_seeds[i];
-    runs[i].state = state.get();
-  }
-  simulator::core::ExecuteOptions execute_options;
-  execute_options.host_timeout = options.host_timeout;
-  execute_options.cancel = options.cancel;
-  return simulator::core::Execute(chip, runs, execute_options);
 }
 
 }  // namespace trnsim::driver::sim

@@ -5,20 +5,28 @@
 //
 // Programs: LoadProgram keeps the decoded streams and the descriptor table per handle.
 // Core state: one reference::CoreState (SBUF, PSUM, semaphores, events) per physical core of
-// the instance, created at the core's first execution and kept until the device is destroyed:
+// the instance, created at the core's first execution and dropped when the core is released:
 // SBUF and PSUM persist between executions as on hardware, and memory is spent only on cores
 // that ran something. Semaphores and events are reset to 0 before every execution (the
 // runtime's job on hardware too), and the rounding mode and seed are set from the request.
 //
-// Serialisation: one mutex (execute_mutex_) around every execution, so at most one execution
-// runs on the device at a time, whatever its cores — simple and safe (a CoreState is never used
-// by two executions at once). The memory lock is held shared across an execution, so bound
-// memory cannot be freed under it (Allocate/Free wait; Read/Write/Copy/Fill proceed).
-// Executions on distinct cores could run concurrently; neurond may refine this to one lock per
-// physical core.
+// Concurrency: executions on disjoint sets of physical cores run concurrently. An execution
+// first validates its request and pins what it uses under the memory lock (held briefly), then
+// claims its cores: it waits while another execution runs on any of them, and a core's
+// CoreState is used only by the execution that has claimed the core. ReleaseCores waits for an
+// execution running on those cores to end before it drops their state.
+// Pinning: an execution holds its programs (shared) and counts a pin on every allocation it
+// binds, so Allocate, Free, Read, Write, ... never wait for an execution. Free of a pinned
+// allocation succeeds at once — its handle is unknown from then on — and the memory returns
+// to its pool when the last execution bound to it ends, as the Neuron kernel driver's
+// reference-counted memory chunks do (docs/decisions.md, "Execution").
+// Races: two executions (or an execution and Write/Read/Copy/Fill) touching the same HBM bytes
+// at once race as they would on hardware; ordering them is the caller's job.
 #pragma once
 
 #include <array>
+#include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -61,6 +69,15 @@ class SimDevice final : public Device {
   StatusOr<simulator::core::ExecutionResult> Execute(
       std::span<const CoreExecution> cores, const ExecutionRequestOptions& options) override;
 
+  // Test seam: what executions and ReleaseCores are doing, reported with no lock held, with
+  // the instance-wide physical cores concerned. kWaitingForCores: an execution found one of
+  // its cores busy and is about to wait; kRunning: an execution holds its cores and is about to
+  // run; kReleaseWaiting: ReleaseCores is about to wait for an execution on its cores.
+  // Set it before any call that may report; it is not synchronised.
+  enum class Event { kWaitingForCores, kRunning, kReleaseWaiting };
+  using Observer = std::function<void(Event, std::span<const int> cores)>;
+  void SetObserverForTesting(Observer observer) { observer_ = std::move(observer); }
+
  private:
   struct LoadedProgram {
     std::array<std::optional<isa::Program>, isa::kEngineCount> programs;
@@ -70,24 +87,45 @@ class SimDevice final : public Device {
   struct Allocation {
     AllocationInfo info;
     uint64_t hbm_offset;  // offset of the first byte inside the HBM stack
+    int pins = 0;         // bindings of executions still running
+    bool freed = false;   // Free came while pinned: the last unpin releases it
   };
+  using AllocationMap = std::unordered_map<MemoryHandle, Allocation>;
 
-  // Finds `handle` and checks [offset, offset+size) lies inside it. Caller holds mutex_.
+  // What one execution holds until it ends (execute_claim.cc): pins, programs, cores.
+  class Claim;
+
+  // Finds `handle` (not freed) and checks [offset, offset+size) lies inside it. Caller holds
+  // mutex_.
   StatusOr<const Allocation*> Lookup(MemoryHandle handle, uint64_t offset, uint64_t size) const;
   HbmAllocator& AllocatorFor(int chip, int hbm);
+  // Discards the allocation's bytes and returns it to its pool. Caller holds mutex_ uniquely.
+  Status ReleaseLocked(AllocationMap::iterator it);
+  // Drops one pin of each handle, releasing freed allocations nobody pins any more.
+  void Unpin(std::span<const MemoryHandle> handles);
+  // Waits until none of `cores` (instance-wide) runs an execution, then marks them busy.
+  // NRT_FAILURE if one is no longer held (released while this execution waited).
+  Status ClaimCores(std::span<const int> cores);
+  void UnclaimCores(std::span<const int> cores);
+  void Notify(Event event, std::span<const int> cores) const;
 
   std::unique_ptr<simulator::Instance> instance_;
   mutable std::shared_mutex mutex_;  // guards everything below
   std::vector<HbmAllocator> allocators_;  // chip * hbm_stacks + hbm
-  std::unordered_map<MemoryHandle, Allocation> allocations_;
+  AllocationMap allocations_;
   MemoryHandle next_handle_ = 1;
   std::vector<bool> core_owned_;
-  std::unordered_map<ProgramHandle, std::unique_ptr<LoadedProgram>> programs_;
+  std::unordered_map<ProgramHandle, std::shared_ptr<const LoadedProgram>> programs_;
   ProgramHandle next_program_ = 1;
 
-  std::mutex execute_mutex_;  // held across every execution; guards core_states_
-  // Instance-wide physical core -> its state (created at the core's first execution).
-  std::unordered_map<int, std::unique_ptr<reference::CoreState>> core_states_;
+  // Lock order: cores_mutex_ before mutex_.
+  std::mutex cores_mutex_;  // guards core_busy_, and core_states_[c] while core c is not busy
+  std::condition_variable cores_cv_;  // a core stopped being busy
+  std::vector<bool> core_busy_;  // instance-wide physical core -> an execution runs on it
+  // Instance-wide physical core -> its state (created at the core's first execution). Slot c
+  // belongs to the execution that marked core c busy, else to holders of cores_mutex_.
+  std::vector<std::unique_ptr<reference::CoreState>> core_states_;
+  Observer observer_;
 };
 
 }  // namespace trnsim::driver::sim

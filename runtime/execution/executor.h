@@ -14,8 +14,8 @@
 // of a model derives from (NEURON_RT_STOCHASTIC_ROUNDING_SEED, n, k) and is passed per core.
 //
 // Serialisation: one mutex around every run (address rewriting, staging, Device::Execute), so
-// at most one execution runs in the process at a time; the device serialises its executions
-// too (one per device).
+// at most one execution runs in the process at a time. The device itself runs executions on
+// distinct cores concurrently (several processes on one neurond, or a future finer lock here).
 //
 // Statistics: the result of each model's last successful execution and its execution count are
 // kept until Forget (nrt_unload). With `report` set (TRNSIM_EXEC_REPORT) every execution writes

@@ -2,6 +2,7 @@
 
 #include "common/log.h"
 #include "driver/remote/chunking.h"
+#include "driver/remote/transport.h"
 #include "tools/neurond/listen_address.h"
 
 namespace trnsim::neurond {
@@ -47,6 +48,9 @@ StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
   builder.AddListeningPort(listen, credentials, &port);
   builder.SetMaxReceiveMessageSize(kMaxMessageBytes);
   builder.SetMaxSendMessageSize(kMaxMessageBytes);
+  for (const driver::remote::ChannelSetting& setting : driver::remote::TransferChannelSettings()) {
+    builder.AddChannelArgument(setting.name, setting.value);
+  }
   builder.RegisterService(daemon->service_.get());
   daemon->server_ = builder.BuildAndStart();
   if (daemon->server_ == nullptr || (!listen.starts_with("unix:") && port == 0)) {

@@ -2,6 +2,8 @@
 #include "tools/neurond/service.h"
 
 #include <algorithm>
+#include <google/protobuf/descriptor.h>
+
 #include <utility>
 
 #include "common/log.h"
@@ -35,7 +37,19 @@ NeurondService::NeurondService(driver::Device* device, ServiceOptions options)
                 options_.attach_grace),
       core_executions_(device->instance_spec().PhysicalCores(), 0),
       core_busy_ps_(device->instance_spec().PhysicalCores(), 0),
-      reaper_([this] { ReapUnattached(); }) {}
+      reaper_([this] { ReapUnattached(); }) {
+  const int read_method = google::protobuf::DescriptorPool::generated_pool()
+                              ->FindServiceByName(v1::Neurond::service_full_name())
+                              ->FindMethodByName("Read")
+                              ->index();
+  MarkMethodStreamed(
+      read_method,
+      new grpc::internal::SplitServerStreamingHandler<v1::ReadRequest, grpc::ByteBuffer>(
+          [this](grpc::ServerContext* context,
+                 grpc::ServerSplitStreamer<v1::ReadRequest, grpc::ByteBuffer>* stream) {
+            return RawRead(context, stream);
+          }));
+}
 
 NeurondService::~NeurondService() {
   {

@@ -87,8 +87,10 @@ class NeurondService final : public v1::Neurond::Service {
                         v1::DescribeResponse* response) override;
   grpc::Status Write(grpc::ServerContext* context, grpc::ServerReader<v1::WriteRequest>* reader,
                      v1::WriteResponse* response) override;
-  grpc::Status Read(grpc::ServerContext* context, const v1::ReadRequest* request,
-                    grpc::ServerWriter<v1::ReadResponse>* writer) override;
+  // Read is served as raw messages (the constructor installs RawRead in place of the generated
+  // handler): each chunk is read from the Device straight into the buffer gRPC sends.
+  grpc::Status RawRead(grpc::ServerContext* context,
+                       grpc::ServerSplitStreamer<v1::ReadRequest, grpc::ByteBuffer>* stream);
   grpc::Status Copy(grpc::ServerContext* context, const v1::CopyRequest* request,
                     v1::CopyResponse* response) override;
   grpc::Status Fill(grpc::ServerContext* context, const v1::FillRequest* request,

@@ -1,7 +1,11 @@
 // The memory RPCs of NeurondService: Allocate, Free, Describe, Write, Read, Copy, Fill and
 // GetHbmUsage. Handles in requests are the session's (Session::Resolve maps them to the
-// Device's); every range is checked against the allocation before any byte moves.
+// Device's); every range is checked against the allocation before any byte moves. Write and
+// Read stream: the daemon holds at most one chunk of a transfer.
+#include <grpc/slice.h>
+
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -25,6 +29,10 @@ trnsim::Status CheckRange(const Session::DeviceMemory& memory, uint64_t offset, 
   return trnsim::Status::Ok();
 }
 
+// Each chunk goes to the device as it arrives; nothing is buffered. The header's range is
+// checked before any byte moves and every chunk against it (ChunkCounter), so no chunk lands
+// outside the range; a stream refused or broken off part-way leaves the range partly written,
+// like an interrupted DMA.
 trnsim::Status DoWrite(driver::Device& device, Session& session,
                        grpc::ServerReader<v1::WriteRequest>* reader) {
   v1::WriteRequest message;
@@ -33,15 +41,15 @@ trnsim::Status DoWrite(driver::Device& device, Session& session,
   const v1::WriteHeader header = message.header();
   TRNSIM_ASSIGN_OR_RETURN(Session::DeviceMemory memory, session.Resolve(header.handle()));
   TRNSIM_RETURN_IF_ERROR(CheckRange(memory, header.offset(), header.size()));
-  // The range check bounds what the assembler may buffer: at most the allocation's size.
-  TRNSIM_ASSIGN_OR_RETURN(remote::ChunkAssembler assembler,
-                          remote::ChunkAssembler::Start(header.size(), header.size()));
+  remote::ChunkCounter counter(header.size());
   while (reader->Read(&message)) {
     if (message.has_header()) return InvalidError("Write stream has a second header");
-    TRNSIM_RETURN_IF_ERROR(assembler.Add(message.data()));
+    const std::string& data = message.data();
+    const uint64_t at = header.offset() + counter.received_bytes();
+    TRNSIM_RETURN_IF_ERROR(counter.Accept(data.size()));
+    TRNSIM_RETURN_IF_ERROR(device.Write(memory.device_handle, at, data.data(), data.size()));
   }
-  TRNSIM_ASSIGN_OR_RETURN(std::string bytes, std::move(assembler).Finish());
-  return device.Write(memory.device_handle, header.offset(), bytes.data(), bytes.size());
+  return counter.CheckComplete();
 }
 
 }  // namespace
@@ -93,34 +101,49 @@ grpc::Status NeurondService::Write(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
-grpc::Status NeurondService::Read(grpc::ServerContext* context, const v1::ReadRequest* request,
-                                  grpc::ServerWriter<v1::ReadResponse>* writer) {
+grpc::Status NeurondService::RawRead(
+    grpc::ServerContext* context,
+    grpc::ServerSplitStreamer<v1::ReadRequest, grpc::ByteBuffer>* stream) {
   grpc::Status denied;
   std::shared_ptr<Session> session = Authenticate(context, "Read", &denied);
   if (session == nullptr) return denied;
-  v1::ReadResponse response;
+  v1::ReadRequest request;
+  if (!stream->Read(&request)) return grpc::Status(grpc::StatusCode::INTERNAL, "no ReadRequest");
   auto fail = [&](const trnsim::Status& status) {
+    v1::ReadResponse response;
     Reply(*session, "Read", status, response.mutable_status());
-    response.clear_data();
-    writer->Write(response);
+    grpc::ByteBuffer bytes;
+    bool own = false;
+    if (grpc::SerializationTraits<v1::ReadResponse>::Serialize(response, &bytes, &own).ok()) {
+      stream->Write(bytes);
+    }
     return grpc::Status::OK;
   };
-  StatusOr<Session::DeviceMemory> memory = session->Resolve(request->handle());
+  StatusOr<Session::DeviceMemory> memory = session->Resolve(request.handle());
   if (!memory.ok()) return fail(memory.status());
-  trnsim::Status range = CheckRange(*memory, request->offset(), request->size());
+  trnsim::Status range = CheckRange(*memory, request.offset(), request.size());
   if (!range.ok()) return fail(range);
-  // Chunk by chunk: the daemon never holds more than one chunk of a large read.
+  // Chunk by chunk: the daemon never holds more than one chunk of a large read. Each message
+  // is a serialised ReadResponse {data}: the field's prefix, then the bytes, which the Device
+  // reads straight into the slice gRPC sends.
   uint64_t done = 0;
-  std::string* data = response.mutable_data();
   do {
-    const uint64_t piece = std::min<uint64_t>(remote::kChunkBytes, request->size() - done);
-    data->resize(piece);
-    trnsim::Status status =
-        device_->Read(memory->device_handle, request->offset() + done, data->data(), piece);
+    const uint64_t piece = std::min<uint64_t>(remote::kChunkBytes, request.size() - done);
+    uint8_t prefix[remote::kChunkPrefixMaxBytes];
+    const size_t prefix_bytes =
+        remote::EncodeChunkPrefix(v1::ReadResponse::kDataFieldNumber, piece, prefix);
+    // Filled before it is wrapped: a small slice keeps its bytes inline in the struct.
+    grpc_slice raw = grpc_slice_malloc(prefix_bytes + piece);
+    uint8_t* bytes = GRPC_SLICE_START_PTR(raw);
+    std::memcpy(bytes, prefix, prefix_bytes);
+    trnsim::Status status = device_->Read(memory->device_handle, request.offset() + done,
+                                          bytes + prefix_bytes, piece);
+    grpc::Slice slice(raw, grpc::Slice::STEAL_REF);
     if (!status.ok()) return fail(status);
-    if (!writer->Write(response)) return grpc::Status::CANCELLED;  // the client went away
+    grpc::ByteBuffer message(&slice, 1);
+    if (!stream->Write(message)) return grpc::Status::CANCELLED;  // the client went away
     done += piece;
-  } while (done < request->size());
+  } while (done < request.size());
   return grpc::Status::OK;
 }
 

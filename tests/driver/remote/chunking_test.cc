@@ -1,5 +1,6 @@
 // Chunking of streamed payloads: a ProgramImage several chunks long survives split and
-// reassembly bit for bit, and the assembler refuses every stream that does not add up.
+// reassembly bit for bit, the assembler and the counter refuse every stream that does not add
+// up, and the chunk prefix is what protobuf itself writes.
 #include "driver/remote/chunking.h"
 
 #include <gtest/gtest.h>
@@ -102,6 +103,47 @@ TEST(ChunkingTest, StreamsThatDoNotAddUpAreRefused) {
     StatusOr<std::string> empty = std::move(*a).Finish();
     ASSERT_TRUE(empty.ok());
     EXPECT_TRUE(empty->empty());
+  }
+}
+
+TEST(ChunkingTest, TheCounterChecksEachChunkAsItArrives) {
+  ChunkCounter counter(10);
+  EXPECT_EQ(counter.Accept(4).code(), StatusCode::kOk);
+  EXPECT_EQ(counter.received_bytes(), 4u);
+  EXPECT_EQ(counter.CheckComplete().code(), StatusCode::kInvalid);  // 4 of 10
+  EXPECT_EQ(counter.Accept(6).code(), StatusCode::kOk);
+  EXPECT_EQ(counter.CheckComplete().code(), StatusCode::kOk);
+
+  ChunkCounter past_total(10);
+  ASSERT_TRUE(past_total.Accept(8).ok());
+  EXPECT_EQ(past_total.Accept(3).code(), StatusCode::kInvalid);
+  EXPECT_EQ(past_total.received_bytes(), 8u);  // the refused chunk is not counted
+  EXPECT_EQ(past_total.Accept(2).code(), StatusCode::kInvalid);  // nothing after an error
+  EXPECT_EQ(past_total.CheckComplete().code(), StatusCode::kInvalid);
+
+  ChunkCounter empty(10);
+  EXPECT_EQ(empty.Accept(0).code(), StatusCode::kInvalid);
+  ChunkCounter oversized(4 * kChunkBytes);
+  EXPECT_EQ(oversized.Accept(kChunkBytes + 1).code(), StatusCode::kInvalid);
+  ChunkCounter nothing(0);
+  EXPECT_EQ(nothing.CheckComplete().code(), StatusCode::kOk);
+}
+
+TEST(ChunkingTest, TheChunkPrefixIsProtobufsOwn) {
+  for (uint64_t size : {uint64_t{0}, uint64_t{1}, uint64_t{127}, uint64_t{128}, uint64_t{16383},
+                        uint64_t{16384}, kChunkBytes}) {
+    neurond::v1::ReadResponse message;
+    message.set_data(std::string(size, 'x'));
+    const std::string serialised = message.SerializeAsString();
+    uint8_t prefix[kChunkPrefixMaxBytes];
+    const size_t used =
+        EncodeChunkPrefix(neurond::v1::ReadResponse::kDataFieldNumber, size, prefix);
+    if (size == 0) {
+      EXPECT_TRUE(serialised.empty());  // proto3 leaves an empty field out; both parse alike
+      continue;
+    }
+    ASSERT_EQ(serialised.size(), used + size) << size;
+    EXPECT_EQ(serialised.substr(0, used), std::string(reinterpret_cast<char*>(prefix), used));
   }
 }
 

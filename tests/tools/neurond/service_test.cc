@@ -6,6 +6,7 @@
 #include <chrono>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "driver/remote/chunking.h"
 #include "driver/remote/convert.h"
@@ -261,20 +262,66 @@ TEST_F(NeurondServiceTest, MalformedRequestsGetAStatusAndTheDaemonKeepsServing) 
     ASSERT_TRUE(client->stub().AcquireCores(client->Context().get(), cores, &acquired).ok());
     EXPECT_EQ(acquired.status().code(), kInvalid);
   }
-  // Streams: truncated, oversized, no header, a second header, an empty chunk. None of them
-  // may change the memory.
+  // Streams: truncated, oversized, no header, a second header, an empty chunk, a chunk past
+  // the total. Chunks are written as they arrive, so a stream refused part-way leaves its
+  // range partly written (unspecified, like an interrupted DMA); nothing outside the header's
+  // range ever changes, and a stream refused at its first chunk changes nothing.
   std::string before;
   ASSERT_EQ(ReadBytes(*client, handle, 0, 1024, &before), kOk);
   EXPECT_EQ(WriteStream(*client, {Header(handle, 0, 16), Data("12345678")}), kInvalid);
-  EXPECT_EQ(WriteStream(*client, {Header(handle, 0, 4), Data("12345678")}), kInvalid);
+  EXPECT_EQ(WriteStream(*client, {Header(handle, 100, 4), Data("12345678")}), kInvalid);
   EXPECT_EQ(WriteStream(*client, {Data("12345678")}), kInvalid);
   EXPECT_EQ(WriteStream(*client, {}), kInvalid);
-  EXPECT_EQ(WriteStream(*client, {Header(handle, 0, 8), Data("1234"), Header(handle, 0, 8)}),
+  EXPECT_EQ(
+      WriteStream(*client, {Header(handle, 200, 8), Data("1234"), Header(handle, 200, 8)}),
+      kInvalid);
+  EXPECT_EQ(WriteStream(*client, {Header(handle, 300, 8), Data(""), Data("12345678")}),
             kInvalid);
-  EXPECT_EQ(WriteStream(*client, {Header(handle, 0, 8), Data(""), Data("12345678")}), kInvalid);
+  EXPECT_EQ(WriteStream(*client, {Header(handle, 400, 8), Data("1234"), Data("567890")}),
+            kInvalid);
   std::string after;
   ASSERT_EQ(ReadBytes(*client, handle, 0, 1024, &after), kOk);
+  // Unspecified: the ranges of streams refused after a chunk landed ([400, 404) is the chunk
+  // before the one that passed the total, which is refused whole).
+  for (auto [at, size] : std::vector<std::pair<size_t, size_t>>{{0, 16}, {200, 8}, {400, 4}}) {
+    after.replace(at, size, before, at, size);
+  }
   EXPECT_EQ(after, before);
+  ExpectServing(*client);
+}
+
+TEST_F(NeurondServiceTest, WriteStreamsAreCheckedChunkByChunk) {
+  auto client = Connect();
+  v1::AllocateResponse allocated = Allocate(*client, 4 << 20);
+  ASSERT_EQ(allocated.status().code(), kOk);
+  const uint64_t handle = allocated.info().handle();
+  // Chunks land as they arrive: the first of a stream that then breaks off is in memory.
+  EXPECT_EQ(WriteStream(*client, {Header(handle, 64, 16), Data("abcdefgh")}), kInvalid);
+  std::string back;
+  ASSERT_EQ(ReadBytes(*client, handle, 64, 8, &back), kOk);
+  EXPECT_EQ(back, "abcdefgh");
+  // A chunk above the protocol's chunk size (but under gRPC's message cap) is refused whole.
+  const std::string big(driver::remote::kChunkBytes + 1, 'z');
+  EXPECT_EQ(WriteStream(*client, {Header(handle, 0, 2 << 20), Data(big)}), kInvalid);
+  ASSERT_EQ(ReadBytes(*client, handle, 0, 8, &back), kOk);
+  EXPECT_EQ(back, std::string(8, '\0'));
+  // Memory freed while its Write stream is open: the next chunk is refused.
+  {
+    auto context = client->Context();
+    v1::WriteResponse response;
+    auto writer = client->stub().Write(context.get(), &response);
+    ASSERT_TRUE(writer->Write(Header(handle, 0, 16)));
+    ASSERT_TRUE(writer->Write(Data("12345678")));
+    v1::MemoryRef ref;
+    ref.set_handle(handle);
+    v1::FreeResponse freed;
+    ASSERT_TRUE(client->stub().Free(client->Context().get(), ref, &freed).ok());
+    EXPECT_EQ(freed.status().code(), kOk);
+    writer->Write(Data("12345678"));
+    writer->WritesDone();
+    ASSERT_TRUE(writer->Finish().ok());
+    EXPECT_EQ(response.status().code(), kInvalidHandle);
+  }
   ExpectServing(*client);
 }
 
