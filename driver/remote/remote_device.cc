@@ -108,9 +108,9 @@ std::optional<uint64_t> CopyChunk(const grpc::ByteBuffer& message, uint8_t* dst,
     ++consumed;
     return slices[slice].begin()[at++];
   };
-  uint8_t tag[1];
-  EncodeChunkPrefix(v1::ReadResponse::kDataFieldNumber, 0, tag);
-  if (next_byte() != tag[0]) return std::nullopt;
+  uint8_t prefix[kChunkPrefixMaxBytes];  // only its first byte, the field's tag, is compared
+  EncodeChunkPrefix(v1::ReadResponse::kDataFieldNumber, 0, prefix);
+  if (next_byte() != prefix[0]) return std::nullopt;
   uint64_t size = 0;
   for (int shift = 0;; shift += 7) {
     const int byte = next_byte();
