@@ -44,11 +44,11 @@ runtime::profiling::ProfiledExecution RunTraced() {
       ".engine dve\n"
       "wait S[2] >= 1 tensor_copy dst=sbuf[p0:128, 8192 + [512 x 1]] fp32 in=sbuf[p0:128, 4096 + "
       "[512 x 1]] fp32 then S[3] += 1 @complete\nnotify_end\n"};
-  static std::vector<isa::Program> parsed;
-  parsed.clear();
+  // The trace holds no pointer into these: they may go when the execution is done.
+  std::vector<isa::Program> parsed;
   for (const char* text : programs) parsed.push_back(isa::ParseProgram(text).value());
-  static simulator::reference::CoreState state(isa::LimitsFor(kChip));
-  static simulator::reference::VectorHbm hbm;
+  reference::CoreState state(isa::LimitsFor(kChip));
+  reference::VectorHbm hbm;
   hbm.vars[1] = std::vector<uint8_t>(1 << 20);
   CoreRun run;
   for (const isa::Program& p : parsed) run.programs[int(p.engine)] = &p;
@@ -170,7 +170,7 @@ TEST(NeuronProfileViewTest, MalformedProfilesAreRefusedNotCrashedOn) {
         if (j.is_array())
           for (size_t i = 0; i < j.size(); ++i) walk(j[i], at / i);
       };
-  walk(doc, {});
+  walk(doc, nlohmann::json::json_pointer());
   const nlohmann::json replacements[] = {nullptr, -1, "x", 1e300, nlohmann::json::array(),
                                          uint64_t(1) << 63, 999999};
   int refused = 0;
