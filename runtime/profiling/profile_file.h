@@ -26,7 +26,7 @@ inline constexpr int kProfileVersion = 1;
 struct ProfileHeader {
   std::string model_name;  // the NEFF's network name
   int vnc = 0;             // logical core
-  std::string chip;        // "trn2" / "trn3"
+  std::string chip;        // ChipSpec::name, "Trainium2"
   std::string instance;    // "trn2.48xlarge"
 };
 
