@@ -6,6 +6,9 @@ Usage:
       nrt_profile_start/stop through ctypes: bad arguments and their statuses, the capture window
       (only executions between start and stop are in the file), the file's counters against
       trnsim_get_execution_stats for the same run, and recording-off == recording-on statistics.
+  neuron_profile_test.py remote LIBNRT NEFF_DIR WORK_DIR
+      Through neurond (TRNSIM_TEST_DAEMON): nrt_profile_start is NRT_FAILURE (not implemented
+      yet), executions still run and nothing is written.
   neuron_profile_test.py inspect LIBNRT NEFF_DIR WORK_DIR
       NEURON_RT_INSPECT_ENABLE: every execution leaves profile_nc_<vnc>_session_<n>.ntff.
   neuron_profile_test.py samples NEURON_PROFILE NEFF_DIR WORK_DIR [small|big]
@@ -200,6 +203,20 @@ def test_api(lib_path, neff_dir, work):
     lib.nrt_close()
 
 
+def test_remote(lib_path, neff_dir, work):
+    os.environ["TRNSIM_DAEMON"] = os.environ["TRNSIM_TEST_DAEMON"]
+    lib = C.CDLL(lib_path)
+    bind(lib)
+    expect_eq(lib.nrt_init(1, b"", b""), SUCCESS, "nrt_init through neurond")
+    run = Runner(lib, smallest_sample(neff_dir, 2))
+    path = os.path.join(work, "remote.ntff")
+    expect_eq(lib.nrt_profile_start(run.model, path.encode()), FAILURE, "start through neurond")
+    expect(not os.path.exists(path), "nothing written through neurond")
+    expect_eq(run.execute(), SUCCESS, "execution through neurond")
+    expect_eq(lib.nrt_profile_stop(path.encode()), INVALID, "stop of a capture never started")
+    lib.nrt_close()
+
+
 def test_inspect(lib_path, neff_dir, work):
     if os.environ.get("NEURON_RT_INSPECT_ENABLE") != "1":
         # Re-run in a child with inspect on: the runtime reads the environment at nrt_init.
@@ -330,7 +347,8 @@ def test_samples(tool, neff_dir, work, which="small"):
 def main():
     mode, target, neff_dir, work = sys.argv[1:5]
     os.makedirs(work, exist_ok=True)
-    test = {"api": test_api, "inspect": test_inspect, "samples": test_samples}[mode]
+    test = {"api": test_api, "inspect": test_inspect, "remote": test_remote,
+            "samples": test_samples}[mode]
     test(target, neff_dir, work, *sys.argv[5:])
     if failures:
         print(f"{len(failures)} failure(s)")
