@@ -20,6 +20,7 @@ import ctypes as C
 import glob
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -221,6 +222,7 @@ def test_inspect(lib_path, neff_dir, work):
     if os.environ.get("NEURON_RT_INSPECT_ENABLE") != "1":
         # Re-run in a child with inspect on: the runtime reads the environment at nrt_init.
         out = os.path.join(work, "inspect_out")
+        shutil.rmtree(out, ignore_errors=True)  # a previous run's session directories
         env = dict(os.environ, NEURON_RT_INSPECT_ENABLE="1", NEURON_RT_INSPECT_OUTPUT_DIR=out)
         code = subprocess.call([sys.executable, __file__, "inspect", lib_path, neff_dir, work],
                                env=env)
