@@ -53,13 +53,13 @@ class Session {
       const nrt_tensor_info_t& t = info_->tensor_array[i];
       const bool input = t.usage == NRT_TENSOR_USAGE_INPUT;
       nrt_tensor_t* tensor = nullptr;
-      TRNSIM_RETURN_IF_ERROR(Nrt(
-          nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, t.size, t.name, &tensor),
-          std::string("allocating tensor ") + t.name));
+      TRNSIM_RETURN_IF_ERROR(
+          Nrt(nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, t.size, t.name, &tensor),
+              std::string("allocating tensor ") + t.name));
       tensors_.push_back(tensor);
-      TRNSIM_RETURN_IF_ERROR(Nrt(nrt_add_tensor_to_tensor_set(input ? inputs_ : outputs_, t.name,
-                                                              tensor),
-                                 "nrt_add_tensor_to_tensor_set"));
+      TRNSIM_RETURN_IF_ERROR(
+          Nrt(nrt_add_tensor_to_tensor_set(input ? inputs_ : outputs_, t.name, tensor),
+              "nrt_add_tensor_to_tensor_set"));
       if (!input) continue;
       auto file = files.find(t.name);
       if (file == files.end()) {
@@ -102,7 +102,8 @@ class Session {
 Status Capture(const CaptureArgs& args) {
   TRNSIM_ASSIGN_OR_RETURN(std::vector<uint8_t> neff, ReadFile(args.neff));
   StatusOr<neff::Header> header = neff::DecodeHeader(neff);
-  if (!header.ok()) return Status(header.status().code(), args.neff + ": " + header.status().message());
+  if (!header.ok())
+    return Status(header.status().code(), args.neff + ": " + header.status().message());
   // Run the NEFF at its own LNC unless the user chose one.
   const Environment env = Environment::FromProcess();
   if (!env.Raw(EnvVar::kLogicalNcConfig) && !env.Raw(EnvVar::kVirtualCoreSize)) {

@@ -159,8 +159,7 @@ void ParseEvents(const Json& events, const std::string& path,
     check(x.sync_updates[i].source, path + ".sync_updates[" + std::to_string(i) + "].source");
 }
 
-void ParseStats(const Json& stats, const std::string& path, const Profile& profile,
-                Execution& x) {
+void ParseStats(const Json& stats, const std::string& path, const Profile& profile, Execution& x) {
   x.has_stats = true;
   x.duration_ps = U64(stats, "duration_ps", path);
   const Json& cores = Array(stats, "cores", path);
@@ -182,8 +181,8 @@ void ParseStats(const Json& stats, const std::string& path, const Profile& profi
     const Json& queues = Array(cores[c], "dma_queues", p);
     for (size_t q = 0; q < queues.size(); ++q) {
       const std::string qp = p + ".dma_queues[" + std::to_string(q) + "]";
-      cc.queues.push_back(
-          {U64(queues[q], "transfers", qp), U64(queues[q], "bytes", qp), U64(queues[q], "busy_ps", qp)});
+      cc.queues.push_back({U64(queues[q], "transfers", qp), U64(queues[q], "bytes", qp),
+                           U64(queues[q], "busy_ps", qp)});
     }
     x.cores.push_back(std::move(cc));
   }

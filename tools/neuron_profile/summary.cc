@@ -102,8 +102,9 @@ ExecutionSummary Summarize(const Profile& profile, const Execution& x) {
     s.queues.push_back(q);
   }
   for (auto& [key, st] : stalls) s.stalls.push_back(st);
-  std::stable_sort(s.stalls.begin(), s.stalls.end(),
-                   [](const StallSummary& a, const StallSummary& b) { return a.wait_ps > b.wait_ps; });
+  std::stable_sort(
+      s.stalls.begin(), s.stalls.end(),
+      [](const StallSummary& a, const StallSummary& b) { return a.wait_ps > b.wait_ps; });
   if (s.stalls.size() > kMaxStalls) s.stalls.resize(kMaxStalls);
   (void)profile;
   return s;
@@ -128,11 +129,11 @@ std::string SummaryText(const Profile& profile) {
       out += line;
       for (int e = 0; e < kEngineCount; ++e) {
         const EngineSummary& es = c.engines[e];
-        std::snprintf(line, sizeof(line),
-                      "    %-5s busy %6.2f%%  %12.3f us busy  %12.3f us waiting  %8llu instructions\n",
-                      EngineLabel(profile, e).c_str(), 100.0 * es.busy_fraction,
-                      double(es.busy_ps) / 1e6, double(es.wait_ps) / 1e6,
-                      (unsigned long long)es.instructions);
+        std::snprintf(
+            line, sizeof(line),
+            "    %-5s busy %6.2f%%  %12.3f us busy  %12.3f us waiting  %8llu instructions\n",
+            EngineLabel(profile, e).c_str(), 100.0 * es.busy_fraction, double(es.busy_ps) / 1e6,
+            double(es.wait_ps) / 1e6, (unsigned long long)es.instructions);
         out += line;
       }
     }
@@ -140,15 +141,15 @@ std::string SummaryText(const Profile& profile) {
     for (const QueueSummary& q : s.queues) {
       std::snprintf(line, sizeof(line),
                     "    core %d queue %2d  %6llu transfers  %12llu B  %10.3f us  %8.2f GB/s\n",
-                    q.core, q.queue, (unsigned long long)q.transfers,
-                    (unsigned long long)q.bytes, double(q.streaming_ps) / 1e6,
-                    q.bytes_per_s / 1e9);
+                    q.core, q.queue, (unsigned long long)q.transfers, (unsigned long long)q.bytes,
+                    double(q.streaming_ps) / 1e6, q.bytes_per_s / 1e9);
       out += line;
     }
     if (!s.stalls.empty()) out += "  dominant stalls\n";
     for (const StallSummary& st : s.stalls) {
-      std::snprintf(line, sizeof(line), "    core %d %-5s waited %12.3f us on %s (%llu instructions)\n",
-                    st.core, EngineLabel(profile, st.engine).c_str(), double(st.wait_ps) / 1e6,
+      std::snprintf(line, sizeof(line),
+                    "    core %d %-5s waited %12.3f us on %s (%llu instructions)\n", st.core,
+                    EngineLabel(profile, st.engine).c_str(), double(st.wait_ps) / 1e6,
                     st.on.c_str(), (unsigned long long)st.instructions);
       out += line;
     }

@@ -40,11 +40,11 @@ std::string PerfettoJson(const Profile& profile) {
     }
     for (int core : cores) {
       const int pid = Pid(xi, core);
-      events.push_back(Meta("process_name", pid, 0,
-                            "execution " + std::to_string(x.index) + " core " +
-                                std::to_string(core)));
-      Json sort = {{"ph", "M"}, {"name", "process_sort_index"}, {"pid", pid}, {"tid", 0},
-                   {"ts", 0}};
+      events.push_back(
+          Meta("process_name", pid, 0,
+               "execution " + std::to_string(x.index) + " core " + std::to_string(core)));
+      Json sort = {
+          {"ph", "M"}, {"name", "process_sort_index"}, {"pid", pid}, {"tid", 0}, {"ts", 0}};
       sort["args"] = {{"sort_index", pid}};
       events.push_back(std::move(sort));
       for (int e = 0; e < kEngineCount; ++e)
@@ -67,13 +67,14 @@ std::string PerfettoJson(const Profile& profile) {
       events.push_back(std::move(slice));
     }
     for (const Dma& d : x.dmas) {
-      Json slice = {{"ph", "X"},
-                    {"name", d.source + "->" + d.destination + " " + std::to_string(d.bytes) + " B"},
-                    {"cat", "dma"},
-                    {"pid", Pid(xi, d.core)},
-                    {"tid", kDmaTidBase + d.queue},
-                    {"ts", Us(d.start_ps)},
-                    {"dur", Us(d.end_ps - d.start_ps)}};
+      Json slice = {
+          {"ph", "X"},
+          {"name", d.source + "->" + d.destination + " " + std::to_string(d.bytes) + " B"},
+          {"cat", "dma"},
+          {"pid", Pid(xi, d.core)},
+          {"tid", kDmaTidBase + d.queue},
+          {"ts", Us(d.start_ps)},
+          {"dur", Us(d.end_ps - d.start_ps)}};
       slice["args"] = {{"bytes", d.bytes},
                        {"submit_us", Us(d.submit_ps)},
                        {"instruction_pc", x.instructions[d.instruction].pc}};
@@ -111,8 +112,10 @@ std::string PerfettoJson(const Profile& profile) {
     }
   }
   Json doc = {{"displayTimeUnit", "ns"}, {"traceEvents", std::move(events)}};
-  doc["otherData"] = {{"model", profile.model_name}, {"chip", profile.chip},
-                      {"instance", profile.instance}, {"source", "trnsim neuron-profile"}};
+  doc["otherData"] = {{"model", profile.model_name},
+                      {"chip", profile.chip},
+                      {"instance", profile.instance},
+                      {"source", "trnsim neuron-profile"}};
   return doc.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 

@@ -1,13 +1,14 @@
 // ExecuteOptions::trace (simulator/core/trace.h): recording changes no result, time or
 // statistic; the trace agrees with the chip model's counters; every wait names the update
 // that satisfied it; transfers carry their queue, bytes and times.
+#include "simulator/core/trace.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
 #include "simulator/core/execution.h"
-#include "simulator/core/trace.h"
 #include "simulator/cost/cost_model.h"
 #include "simulator/isa/limits.h"
 #include "simulator/isa/text.h"

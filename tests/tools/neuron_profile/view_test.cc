@@ -152,9 +152,8 @@ TEST(NeuronProfileViewTest, PerfettoFlowsRunFromUpdaterToWaiter) {
 TEST(NeuronProfileViewTest, MalformedProfilesAreRefusedNotCrashedOn) {
   const std::string good = Document();
   ASSERT_TRUE(ParseProfile("mem", good).ok());
-  for (const std::string& bad :
-       {std::string(""), std::string("{"), std::string("[]"), std::string("null"),
-        good.substr(0, good.size() / 2)}) {
+  for (const std::string& bad : {std::string(""), std::string("{"), std::string("[]"),
+                                 std::string("null"), good.substr(0, good.size() / 2)}) {
     EXPECT_FALSE(ParseProfile("mem", bad).ok()) << bad.substr(0, 40);
   }
   // Random edits of the document: drop or retype a value anywhere. Each must parse or be
@@ -171,8 +170,8 @@ TEST(NeuronProfileViewTest, MalformedProfilesAreRefusedNotCrashedOn) {
           for (size_t i = 0; i < j.size(); ++i) walk(j[i], at / i);
       };
   walk(doc, nlohmann::json::json_pointer());
-  const nlohmann::json replacements[] = {nullptr, -1, "x", 1e300, nlohmann::json::array(),
-                                         uint64_t(1) << 63, 999999};
+  const nlohmann::json replacements[] = {
+      nullptr, -1, "x", 1e300, nlohmann::json::array(), uint64_t(1) << 63, 999999};
   int refused = 0;
   for (int round = 0; round < 400; ++round) {
     nlohmann::json copy = doc;
