@@ -66,6 +66,13 @@ constexpr EnvVarInfo kTable[] = {
     {EnvVar::kStochasticSeed, "NEURON_RT_STOCHASTIC_ROUNDING_SEED", EnvType::kInt, "0",
      "Seed of stochastic rounding. trnsim: execution n of a model uses the stream of "
      "(seed, n), so repeated executions draw fresh bits, and the same seed repeats a whole run."},
+    {EnvVar::kInspectEnable, "NEURON_RT_INSPECT_ENABLE", EnvType::kBool, "false",
+     "Write a device profile of every execution under NEURON_RT_INSPECT_OUTPUT_DIR "
+     "(docs/profiling.md §4). trnsim: device profiles only (no system trace files); not through "
+     "TRNSIM_DAEMON."},
+    {EnvVar::kInspectOutputDir, "NEURON_RT_INSPECT_OUTPUT_DIR", EnvType::kString, "./output",
+     "Where NEURON_RT_INSPECT_ENABLE writes: <dir>/trnsim_pid_<pid>/<UTC time of nrt_init>/"
+     "profile_nc_<vnc>_session_<n>.ntff."},
 };
 static_assert(std::size(kTable) == static_cast<size_t>(EnvVar::kCount),
               "every EnvVar needs exactly one row");

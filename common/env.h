@@ -37,6 +37,8 @@ enum class EnvVar : int {
   kExecReport,          // TRNSIM_EXEC_REPORT
   kStochasticRounding,  // NEURON_RT_STOCHASTIC_ROUNDING_EN
   kStochasticSeed,      // NEURON_RT_STOCHASTIC_ROUNDING_SEED
+  kInspectEnable,       // NEURON_RT_INSPECT_ENABLE
+  kInspectOutputDir,    // NEURON_RT_INSPECT_OUTPUT_DIR
   kCount,
 };
 

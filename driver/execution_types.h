@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "simulator/core/trace.h"
 #include "simulator/dma/descriptor.h"
 #include "simulator/isa/engine.h"
 
@@ -54,6 +55,9 @@ struct ExecutionRequestOptions {
   // Not sent over the wire: when set and it becomes true, the execution stops early with
   // NRT_FAILURE (neurond sets it when the session that asked for the execution ends).
   const std::atomic<bool>* cancel = nullptr;
+  // Not sent over the wire: when set, the chip model records the execution's events into it
+  // (simulator/core/trace.h). The remote back end does not support it yet (NRT_FAILURE).
+  simulator::core::ExecutionTrace* trace = nullptr;
 };
 
 }  // namespace trnsim::driver

@@ -1,14 +1,28 @@
 #include "runtime/runtime.h"
 
 #include <pthread.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <ctime>
 #include <new>
 
 #include "common/log.h"
 
 namespace trnsim::runtime {
 namespace {
+
+// NEURON_RT_INSPECT_OUTPUT_DIR's per-process session directory, laid out like AWS's
+// <dir>/<instance-id>_pid_<pid>/<timestamp>/ (instance id "trnsim"; UTC time of nrt_init).
+std::string InspectSessionDir(std::string_view output_dir) {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char stamp[32];
+  std::strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &utc);
+  return std::string(output_dir.empty() ? "./output" : output_dir) + "/trnsim_pid_" +
+         std::to_string(getpid()) + "/" + stamp;
+}
 
 constexpr uint32_t kFrameworkTypeFirst = 1;  // NRT_FRAMEWORK_TYPE_NO_FW
 constexpr uint32_t kFrameworkTypeLast = 5;   // NRT_FRAMEWORK_TYPE_PRECHECK
@@ -106,6 +120,7 @@ Status Runtime::Init(uint32_t framework, const std::string& framework_version,
   TRNSIM_ASSIGN_OR_RETURN(bool exec_report, env.GetBool(EnvVar::kExecReport));
   TRNSIM_ASSIGN_OR_RETURN(bool stochastic, env.GetBool(EnvVar::kStochasticRounding));
   TRNSIM_ASSIGN_OR_RETURN(int64_t rounding_seed, env.GetInt(EnvVar::kStochasticSeed));
+  TRNSIM_ASSIGN_OR_RETURN(bool inspect, env.GetBool(EnvVar::kInspectEnable));
 
   if (!device) {
     driver::DeviceOptions options;
@@ -139,6 +154,14 @@ Status Runtime::Init(uint32_t framework, const std::string& framework_version,
   exec_options.report = exec_report;
   exec_options.stochastic_rounding = stochastic;
   exec_options.rounding_seed = uint64_t(rounding_seed);
+  exec_options.instance_name = config_.instance->type_name;
+  if (inspect && config_.backend != "sim") {
+    TRNSIM_LOG(Warn, Nrt) << "NEURON_RT_INSPECT_ENABLE: device profiles through TRNSIM_DAEMON "
+                             "are not implemented in trnsim yet; nothing will be captured";
+  } else if (inspect) {
+    exec_options.inspect_dir = InspectSessionDir(env.Get(EnvVar::kInspectOutputDir));
+    TRNSIM_LOG(Info, Nrt) << "inspect: device profiles go to " << exec_options.inspect_dir;
+  }
   executor_ = std::make_unique<execution::Executor>(device_.get(), *config_.instance->chip,
                                                     exec_options);
   state_ = State::kInit;
@@ -552,6 +575,23 @@ Status Runtime::Execute(const model::Model* model, const TensorSet* inputs,
   }
   return executor_->Execute(*model, core_map_->Locate(model->vnc()),
                             models_->scratchpad(model->vnc()), *binding, repeat);
+}
+
+Status Runtime::StartProfile(const model::Model* model, const std::string& filename) {
+  std::shared_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  TRNSIM_RETURN_IF_ERROR(models_->Check(model));
+  if (config_.backend != "sim") {
+    return FailureError("not implemented in trnsim yet: device profiles through neurond "
+                        "(TRNSIM_DAEMON)");
+  }
+  return executor_->StartProfile(*model, filename);
+}
+
+Status Runtime::StopProfile(const std::string& filename) {
+  std::shared_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  return executor_->StopProfile(filename);
 }
 
 StatusOr<execution::ExecutionRecord> Runtime::GetLastExecution(const model::Model* model) {

@@ -149,6 +149,16 @@ class Runtime {
   // since it was loaded.
   StatusOr<execution::ExecutionRecord> GetLastExecution(const model::Model* model);
 
+  // --- Device profiles (docs/profiling.md) -------------------------------------------------
+  // nrt_profile_start: capture every execution of `model` into `filename` (truncated now) until
+  // StopProfile(filename) writes it. NRT_INVALID_HANDLE for an unknown model, NRT_INVALID for
+  // a model or file already being profiled or a file that cannot be created, NRT_FAILURE
+  // through neurond (not implemented yet).
+  Status StartProfile(const model::Model* model, const std::string& filename);
+  // nrt_profile_stop: NRT_INVALID when no profile was started into `filename` or it cannot be
+  // written.
+  Status StopProfile(const std::string& filename);
+
   // --- For layers above (models, tools) ----------------------------------------------------
   // Valid only while initialised.
   driver::Device* device() { return device_.get(); }

@@ -1,10 +1,11 @@
 // Profiling: per-model device profiles, profile sessions, continuous profiling, inspect
 // sessions and their option objects, and nrt_trace_*.
 //
-// The option objects (nrt_profile_continuous_options_t, nrt_inspect_config_t) are pure host
-// objects that already work, at any time, over runtime/profiling. Every capture call (start,
-// stop, begin, save, serialize, ...) needs the profiler: until it lands those validate their
-// arguments and the lifecycle, then report NotImplemented (docs/api-status.md).
+// nrt_profile_start / nrt_profile_stop capture device profiles (docs/profiling.md). The option
+// objects (nrt_profile_continuous_options_t, nrt_inspect_config_t) are pure host objects that
+// work at any time, over runtime/profiling. The other capture calls (sessions, continuous,
+// inspect begin/stop, trace) validate their arguments and the lifecycle, then report
+// NotImplemented (docs/api-status.md).
 #include <new>
 #include <string_view>
 #include <vector>
@@ -24,6 +25,7 @@ using trnsim::api::NotImplemented;
 using trnsim::api::NullArgument;
 using trnsim::api::Report;
 using trnsim::api::Rt;
+using trnsim::runtime::model::Model;
 using trnsim::runtime::profiling::ContinuousOptions;
 using trnsim::runtime::profiling::InspectConfig;
 using trnsim::runtime::profiling::kInspectActivityNames;
@@ -57,12 +59,12 @@ extern "C" {
 NRT_STATUS nrt_profile_start(nrt_model_t* model, const char* filename) {
   if (model == nullptr) return NullArgument(__func__, "model");
   if (filename == nullptr) return NullArgument(__func__, "filename");
-  return NotYet(__func__);
+  return Report(__func__, Rt().StartProfile(reinterpret_cast<const Model*>(model), filename));
 }
 
 NRT_STATUS nrt_profile_stop(const char* filename) {
   if (filename == nullptr) return NullArgument(__func__, "filename");
-  return NotYet(__func__);
+  return Report(__func__, Rt().StopProfile(filename));
 }
 
 NRT_STATUS nrt_profile_session_start(int32_t vnc) {

@@ -627,6 +627,10 @@ Status RemoteDevice::UnloadProgram(ProgramHandle program) {
 
 StatusOr<simulator::core::ExecutionResult> RemoteDevice::Execute(
     std::span<const CoreExecution> cores, const ExecutionRequestOptions& options) {
+  if (options.trace != nullptr) {
+    // The Execute reply carries statistics only; a trace can be far larger (docs/profiling.md).
+    return FailureError("not implemented in trnsim yet: device profiles through neurond");
+  }
   v1::ExecuteRequest request;
   for (const CoreExecution& core : cores) ToProto(core, request.add_cores());
   ToProto(options, request.mutable_options());

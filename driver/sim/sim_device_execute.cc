@@ -195,6 +195,7 @@ StatusOr<simulator::core::ExecutionResult> SimDevice::Execute(
   simulator::core::ExecuteOptions execute_options;
   execute_options.host_timeout = options.host_timeout;
   execute_options.cancel = options.cancel;
+  execute_options.trace = options.trace;
   return simulator::core::Execute(chip, runs, execute_options);
 }
 

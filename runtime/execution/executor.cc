@@ -1,5 +1,8 @@
 #include "runtime/execution/executor.h"
 
+#include <filesystem>
+#include <span>
+#include <system_error>
 #include <vector>
 
 #include "common/log.h"
@@ -71,6 +74,10 @@ Status Executor::RunOnce(const model::Model& model, const CoreLocation& where,
                                  execution_index * 2 + sg));
   }
 
+  const bool profiled = profiles_.Wants(&model);
+  simulator::core::ExecutionTrace trace;
+  if (profiled || !options_.inspect_dir.empty()) request.trace = &trace;
+
   auto started = std::chrono::steady_clock::now();
   StatusOr<simulator::core::ExecutionResult> result = device_->Execute(cores, request);
   auto host_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -79,6 +86,14 @@ Status Executor::RunOnce(const model::Model& model, const CoreLocation& where,
   // Outputs in host memory get what the run wrote, even when it failed part-way (on hardware
   // the engines write them in place).
   Status copied = staging.CopyOut();
+  if (request.trace != nullptr) {
+    profiling::ProfiledExecution captured;
+    captured.index = execution_index;
+    captured.status = result.ok() ? Status::Ok() : result.status();
+    if (result.ok()) captured.result = *result;
+    captured.trace = std::move(trace);
+    Capture(model, profiled, std::move(captured));
+  }
   if (!result.ok()) return result.status();
   TRNSIM_RETURN_IF_ERROR(copied);
 
@@ -102,8 +117,42 @@ std::optional<ExecutionRecord> Executor::Last(const model::Model* model) const {
 }
 
 void Executor::Forget(const model::Model* model) {
+  profiles_.Forget(model);
   std::lock_guard<std::mutex> lock(records_mutex_);
   records_.erase(model);
+}
+
+profiling::ProfileHeader Executor::HeaderFor(const model::Model& model) const {
+  profiling::ProfileHeader header;
+  header.model_name = model.name();
+  header.vnc = model.vnc();
+  header.chip = chip_.name;
+  header.instance = options_.instance_name;
+  return header;
+}
+
+Status Executor::StartProfile(const model::Model& model, const std::string& filename) {
+  return profiles_.Start(&model, filename, HeaderFor(model));
+}
+
+Status Executor::StopProfile(const std::string& filename) { return profiles_.Stop(filename); }
+
+void Executor::Capture(const model::Model& model, bool profiled,
+                       profiling::ProfiledExecution execution) {
+  if (!options_.inspect_dir.empty()) {
+    // Inspect capture never fails the execution: a profile that cannot be written is logged.
+    std::error_code error;
+    std::filesystem::create_directories(options_.inspect_dir, error);
+    const std::string path = options_.inspect_dir + "/profile_nc_" +
+                             std::to_string(model.vnc()) + "_session_" +
+                             std::to_string(++inspect_sessions_) + ".ntff";
+    const profiling::ProfiledExecution* one = &execution;
+    Status written = profiling::WriteProfile(path, HeaderFor(model), std::span(one, 1));
+    if (!written.ok()) {
+      LogLine(LogLevel::kWarn, LogComponent::kNrt, "inspect", written.ToString());
+    }
+  }
+  if (profiled) profiles_.Add(&model, std::move(execution));
 }
 
 }  // namespace trnsim::runtime::execution

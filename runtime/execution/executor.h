@@ -40,6 +40,8 @@
 #include "runtime/execution/io_binding.h"
 #include "runtime/model/model.h"
 #include "runtime/model/shared_scratchpad.h"
+#include "runtime/profiling/profile_file.h"
+#include "runtime/profiling/profile_sessions.h"
 #include "simulator/core/execution.h"
 #include "simulator/spec/chip_spec.h"
 
@@ -50,6 +52,10 @@ struct ExecutorOptions {
   bool report = false;                        // TRNSIM_EXEC_REPORT
   bool stochastic_rounding = false;           // NEURON_RT_STOCHASTIC_ROUNDING_EN
   uint64_t rounding_seed = 0;                 // NEURON_RT_STOCHASTIC_ROUNDING_SEED
+  // NEURON_RT_INSPECT_ENABLE: the directory every execution's profile is written to
+  // (profile_nc_<vnc>_session_<n>.ntff, n = 1, 2, ... per process); empty: off.
+  std::string inspect_dir;
+  std::string instance_name;  // for profile headers ("trn2.48xlarge")
 };
 
 // What nrt_execute left behind for a model (trnsim_get_execution_stats).
@@ -72,12 +78,20 @@ class Executor {
 
   // The model's record; nullopt when it has not executed successfully since it was loaded.
   std::optional<ExecutionRecord> Last(const model::Model* model) const;
-  // Drops the model's record (it is being unloaded).
+  // Drops the model's record (it is being unloaded); a profile of it stops capturing.
   void Forget(const model::Model* model);
+
+  // Device profiles (runtime/profiling/profile_sessions.h): capture every execution of `model`
+  // from now until StopProfile(filename) writes them to `filename`.
+  Status StartProfile(const model::Model& model, const std::string& filename);
+  Status StopProfile(const std::string& filename);
 
  private:
   Status RunOnce(const model::Model& model, const CoreLocation& where,
                  const model::SharedScratchpad& scratchpad, const IoBinding& binding);
+  profiling::ProfileHeader HeaderFor(const model::Model& model) const;
+  // Hands a traced execution to the model's profile session and/or the inspect directory.
+  void Capture(const model::Model& model, bool profiled, profiling::ProfiledExecution execution);
 
   driver::Device* device_;
   const simulator::ChipSpec& chip_;
@@ -86,6 +100,8 @@ class Executor {
   std::mutex execute_mutex_;  // held across every run
   mutable std::mutex records_mutex_;  // guards records_
   std::unordered_map<const model::Model*, ExecutionRecord> records_;
+  profiling::ProfileSessions profiles_;
+  uint64_t inspect_sessions_ = 0;  // inspect profiles written; guarded by execute_mutex_
 };
 
 }  // namespace trnsim::runtime::execution

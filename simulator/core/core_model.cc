@@ -53,6 +53,10 @@ CoreModel::CoreModel(Scheduler& scheduler, const ChipSpec& chip, DmaFabric& fabr
   }
 }
 
+void CoreModel::set_trace(ExecutionTrace* trace) {
+  trace_ = trace ? std::make_unique<TraceRecorder>(trace, run_.core) : nullptr;
+}
+
 void CoreModel::Start() {
   reference::CoreState& s = *run_.state;
   for (auto& r : s.regs) r.fill(0);
@@ -121,6 +125,14 @@ std::string CoreModel::UnmetWait(const EngineState& e, const Instruction& inst) 
 
 void CoreModel::ApplySync(isa::UpdateOp op, uint32_t index, uint32_t value) {
   reference::ApplySyncUpdate(*run_.state, op, index, value);
+  if (trace_)
+    TraceSync(op == isa::UpdateOp::kEventSet || op == isa::UpdateOp::kEventClear, index);
+}
+
+void CoreModel::TraceSync(bool event, uint32_t index) {
+  const reference::CoreState& s = *run_.state;
+  const uint32_t value = event ? uint32_t(s.event[index % 256]) : uint32_t(s.sem[index % 256]);
+  trace_->SyncUpdate(event, index, value, scheduler_.Now(), sync_source_);
 }
 
 void CoreModel::ApplyUpdates(const Instruction& inst, isa::UpdateWhen when) {
@@ -138,18 +150,19 @@ void CoreModel::WakeBlocked() {
     if (engines_[e].blocked) PostTry(e, scheduler_.Now());
 }
 
-void CoreModel::Complete(int engine, const Instruction* inst) {
+void CoreModel::Complete(int engine, const Instruction* inst, uint32_t traced) {
   EngineState& e = engines_[engine];
   --e.outstanding;
   const TimePs now = scheduler_.Now();
   e.last_activity_ps = std::max(e.last_activity_ps, now);
   last_activity_ps_ = std::max(last_activity_ps_, now);
+  if (trace_) sync_source_ = {TraceSource::Kind::kInstruction, traced};
   if (inst) ApplyUpdates(*inst, isa::UpdateWhen::kComplete);
   // A barrier may be waiting for exactly this.
   if (e.blocked) PostTry(engine, now);
 }
 
-Status CoreModel::IssueDma(int engine, const Instruction& inst) {
+Status CoreModel::IssueDma(int engine, const Instruction& inst, uint32_t traced) {
   size_t next = 0;
   bool ended = false;
   TRNSIM_RETURN_IF_ERROR(ApplyEffect(isa::Engine(engine), inst, engines_[engine].pc, *run_.state,
@@ -168,13 +181,19 @@ Status CoreModel::IssueDma(int engine, const Instruction& inst) {
     hbm_read_bytes_ += src.Elements() * uint64_t(isa::DtypeSize(src.dtype));
   if (dst.memory == isa::Memory::kHbm) hbm_write_bytes_ += r.bytes;
   const Instruction* p = &inst;
-  r.on_land = [this, engine, p] { Complete(engine, p); };
+  uint32_t dma = 0;
+  if (trace_)
+    dma = trace_->DmaSubmitted(r.queue, r.bytes, src.memory, dst.memory, traced, scheduler_.Now());
+  r.on_land = [this, engine, p, traced, dma](TimePs started_ps) {
+    if (trace_) trace_->DmaLanded(dma, started_ps, scheduler_.Now());
+    Complete(engine, p, traced);
+  };
   ++engines_[engine].outstanding;
   fabric_.Submit(std::move(r));
   return Status::Ok();
 }
 
-Status CoreModel::IssueTrigger(int engine, const Instruction& inst) {
+Status CoreModel::IssueTrigger(int engine, const Instruction& inst, uint32_t traced) {
   const isa::Engine kind = isa::Engine(engine);
   const uint32_t count = std::max<uint32_t>(1, inst.count);
   std::vector<const dma::Descriptor*> descs;
@@ -202,11 +221,24 @@ Status CoreModel::IssueTrigger(int engine, const Instruction& inst) {
     r.chunk_bytes = shape.chunk_bytes;
     r.descriptors = 1;
     r.hbm_sides = shape.hbm_sides;
-    r.on_land = [this, engine, p, d, remaining] {
+    uint32_t dma = 0;
+    if (trace_) {
+      const isa::Memory src = d->sources.empty() || d->sources[0].var_id == dma::kSbufVarId
+                                  ? isa::Memory::kSbuf
+                                  : isa::Memory::kHbm;
+      const isa::Memory dst =
+          d->dest.var_id == dma::kSbufVarId ? isa::Memory::kSbuf : isa::Memory::kHbm;
+      dma = trace_->DmaSubmitted(r.queue, r.bytes, src, dst, traced, scheduler_.Now());
+    }
+    r.on_land = [this, engine, p, d, remaining, traced, dma](TimePs started_ps) {
+      if (trace_) {
+        trace_->DmaLanded(dma, started_ps, scheduler_.Now());
+        sync_source_ = {TraceSource::Kind::kDma, dma};
+      }
       if (d->semaphore) ApplySync(isa::UpdateOp::kSemAdd, *d->semaphore, d->semaphore_increment);
       if (d->event) ApplySync(isa::UpdateOp::kEventSet, *d->event, 0);
       if (d->semaphore || d->event) WakeBlocked();
-      if (--*remaining == 0) Complete(engine, p);
+      if (--*remaining == 0) Complete(engine, p, traced);
     };
     fabric_.Submit(std::move(r));
   }
@@ -242,9 +274,16 @@ void CoreModel::Try(int engine) {
     }
     return;
   }
+  DurationPs waited_ps = 0;
   if (e.blocked) {
-    e.stats.wait_ps += now - e.blocked_since_ps;
+    waited_ps = now - e.blocked_since_ps;
+    e.stats.wait_ps += waited_ps;
     e.blocked = false;
+  }
+  uint32_t traced = 0;
+  if (trace_) {
+    traced = trace_->Issue(e.kind, uint32_t(e.pc), inst, now, waited_ps);
+    sync_source_ = {TraceSource::Kind::kInstruction, traced};
   }
   ApplyUpdates(inst, isa::UpdateWhen::kRead);
   reference::BeginInstruction(*run_.state, e.kind);
@@ -261,10 +300,10 @@ void CoreModel::Try(int engine) {
   Status st;
   bool async = false;
   if (inst.opcode == Opcode::kDmaCopy) {
-    st = IssueDma(engine, inst);
+    st = IssueDma(engine, inst, traced);
     async = true;
   } else if (inst.opcode == Opcode::kDmaTrigger) {
-    st = IssueTrigger(engine, inst);
+    st = IssueTrigger(engine, inst, traced);
     async = true;
   } else {
     st = ApplyEffect(e.kind, inst, e.pc, *run_.state, *run_.hbm, next, ended);
@@ -274,6 +313,14 @@ void CoreModel::Try(int engine) {
     return;
   }
   if (IsSyncOrUpdate(inst) && !async) WakeBlocked();
+  if (trace_) {
+    // sem_update / event_set / event_clear change S or E through the effect itself.
+    sync_source_ = {TraceSource::Kind::kInstruction, traced};
+    if (inst.opcode == Opcode::kSemUpdate) TraceSync(false, inst.index);
+    if (inst.opcode == Opcode::kEventSet || inst.opcode == Opcode::kEventClear)
+      TraceSync(true, inst.index);
+    trace_->SetDuration(traced, occupancy);
+  }
 
   e.busy.RecordBusy(now, now + occupancy);
   e.stats.instructions++;
@@ -294,7 +341,8 @@ void CoreModel::Try(int engine) {
     ++e.outstanding;
     const Instruction* p = &inst;
     scheduler_.Schedule(
-        now + occupancy + latency, [this, engine, p] { Complete(engine, p); }, PriorityOf(engine));
+        now + occupancy + latency, [this, engine, p, traced] { Complete(engine, p, traced); },
+        PriorityOf(engine));
   }
   e.pc = next;
   if (ended) {

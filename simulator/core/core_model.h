@@ -23,11 +23,13 @@
 #pragma once
 
 #include <array>
+#include <memory>
 #include <string>
 
 #include "common/status.h"
 #include "simulator/core/dma_fabric.h"
 #include "simulator/core/execution.h"
+#include "simulator/core/trace.h"
 #include "simulator/sched/scheduler.h"
 #include "simulator/sched/stats.h"
 
@@ -38,6 +40,10 @@ class CoreModel {
   // `fabric_core` is this core's index in the DmaFabric.
   CoreModel(Scheduler& scheduler, const ChipSpec& chip, DmaFabric& fabric, int fabric_core,
             const CoreRun& run, EventPriority base_priority);
+
+  // Records this core's instructions, transfers and sync updates into `trace` (trace.h) from
+  // now on; nullptr (the default) records nothing.
+  void set_trace(ExecutionTrace* trace);
 
   // Resets registers, accumulators, the stationary buffer, semaphores and events to their
   // program-start values (docs/isa.md §3; SBUF and PSUM keep their contents) and posts each
@@ -77,9 +83,12 @@ class CoreModel {
   void ApplyUpdates(const isa::Instruction& inst, isa::UpdateWhen when);
   void ApplySync(isa::UpdateOp op, uint32_t index, uint32_t value);
   void WakeBlocked();
-  void Complete(int engine, const isa::Instruction* inst);
-  Status IssueDma(int engine, const isa::Instruction& inst);
-  Status IssueTrigger(int engine, const isa::Instruction& inst);
+  // `traced` is the instruction's index in the trace (unused when not tracing).
+  void Complete(int engine, const isa::Instruction* inst, uint32_t traced);
+  Status IssueDma(int engine, const isa::Instruction& inst, uint32_t traced);
+  Status IssueTrigger(int engine, const isa::Instruction& inst, uint32_t traced);
+  // Tracing: records the state of S/E[index] after a change made by `sync_source_`.
+  void TraceSync(bool event, uint32_t index);
   // PE pipeline (docs/chip-model.md §2): the earliest issue of `inst` given the systolic array
   // and the weight-load unit, and the bookkeeping at its issue; returns the sequencer's own
   // occupancy (a matmul or weight load frees the sequencer after issue).
@@ -103,6 +112,8 @@ class CoreModel {
   TimePs pe_array_free_ps_ = 0;        // the array finishes its current matmul/transpose
   TimePs pe_weights_ready_ps_ = 0;     // the last weight load has landed
   TimePs pe_weight_unit_free_ps_ = 0;  // the weight-load unit can start another load
+  std::unique_ptr<TraceRecorder> trace_;  // null unless tracing
+  TraceSource sync_source_;               // tracing: who the next ApplySync calls come from
 };
 
 }  // namespace trnsim::simulator::core

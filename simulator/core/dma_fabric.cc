@@ -151,7 +151,7 @@ void DmaFabric::OnEvent() {
   next_event_ = {};
   Advance();
   const TimePs now = scheduler_.Now();
-  std::vector<std::function<void()>> landed;
+  std::vector<std::pair<std::function<void(TimePs)>, TimePs>> landed;
   for (size_t qi = 0; qi < queues_.size(); ++qi) {
     Queue& q = queues_[qi];
     if (q.transfers.empty()) continue;
@@ -160,14 +160,14 @@ void DmaFabric::OnEvent() {
     q.counters.busy.RecordBusy(q.head_since_ps, now);
     const int core = t.request.core;
     last_landing_[size_t(core)] = std::max(last_landing_[size_t(core)], now);
-    landed.push_back(std::move(t.request.on_land));
+    landed.emplace_back(std::move(t.request.on_land), std::max(q.head_since_ps, t.ready_ps));
     q.transfers.pop_front();
     q.head_since_ps = now;
     --in_flight_;
   }
   Reschedule();
-  for (auto& f : landed)
-    if (f) f();
+  for (auto& [f, started_ps] : landed)
+    if (f) f(started_ps);
 }
 
 }  // namespace trnsim::simulator::core

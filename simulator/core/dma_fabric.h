@@ -39,7 +39,8 @@ struct DmaRequest {
   uint64_t chunk_bytes = 0;  // contiguous run per access; 0: one chunk
   uint64_t descriptors = 1;
   int hbm_sides = 0;              // 0, 1 or 2
-  std::function<void()> on_land;  // runs at the landing instant
+  // Runs at the landing instant with the time the transfer started streaming.
+  std::function<void(TimePs stream_start_ps)> on_land;
 };
 
 struct DmaQueueCounters {

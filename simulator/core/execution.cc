@@ -67,6 +67,10 @@ StatusOr<ExecutionResult> Execute(const ChipSpec& chip, std::span<const CoreRun>
   for (size_t i = 0; i < runs.size(); ++i)
     cores.push_back(std::make_unique<CoreModel>(scheduler, chip, fabric, int(i), runs[i],
                                                 EventPriority(8 * runs[i].core)));
+  if (options.trace != nullptr) {
+    options.trace->Clear();
+    for (auto& c : cores) c->set_trace(options.trace);
+  }
   for (auto& c : cores) c->Start();
 
   const auto host_start = std::chrono::steady_clock::now();

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "common/status_or.h"
+#include "simulator/core/trace.h"
 #include "simulator/dma/descriptor.h"
 #include "simulator/isa/engine.h"
 #include "simulator/isa/instruction.h"
@@ -58,6 +59,10 @@ struct ExecuteOptions {
   bool validate = true;  // isa::ValidateProgram each program first
   // When set and it becomes true (from another thread), the execution stops: NRT_FAILURE.
   const std::atomic<bool>* cancel = nullptr;
+  // When set, every instruction, DMA transfer and semaphore/event update is recorded into it
+  // (trace.h; cleared first). Recording changes no result, time or statistic; unset, it costs a
+  // pointer test per instruction and transfer. Left with what ran so far when Execute fails.
+  ExecutionTrace* trace = nullptr;
 };
 
 struct EngineStats {

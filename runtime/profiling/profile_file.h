@@ -1,0 +1,50 @@
+// The profile file (docs/profiling.md): trnsim's stand-in for AWS's NTFF. One JSON document per
+// file holding one or more profiled executions of one model — the chip model's event trace
+// (simulator/core/trace.h) and its statistics for each. Written by nrt_profile_stop and by
+// NEURON_RT_INSPECT_ENABLE capture; read by neuron-profile (tools/neuron_profile).
+//
+// Versioned: "format" is kProfileFormat, "version" kProfileVersion; a reader refuses another
+// format and a newer major version. Fields are only ever added within a version.
+//
+// Thread safety: the functions are reentrant. Errors are Status values; nothing throws.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "common/status.h"
+#include "simulator/core/execution.h"
+#include "simulator/core/trace.h"
+
+namespace trnsim::runtime::profiling {
+
+inline constexpr char kProfileFormat[] = "trnsim-ntff";
+inline constexpr int kProfileVersion = 1;
+
+// What the file says about where the executions ran.
+struct ProfileHeader {
+  std::string model_name;  // the NEFF's network name
+  int vnc = 0;             // logical core
+  std::string chip;        // ChipSpec::name, "Trainium2"
+  std::string instance;    // "trn2.48xlarge"
+};
+
+// One execution of the model while it was being profiled.
+struct ProfiledExecution {
+  uint64_t index = 0;  // the model's execution number since load (0-based)
+  Status status;       // the execution's outcome; its trace stops where a failure stopped it
+  simulator::core::ExecutionResult result;  // statistics (empty when status is an error)
+  simulator::core::ExecutionTrace trace;
+};
+
+// Serialises `executions` (in order) as the profile document.
+std::string FormatProfile(const ProfileHeader& header,
+                          std::span<const ProfiledExecution> executions);
+
+// Writes FormatProfile(...) to `path`, replacing it. NRT_INVALID when the file cannot be
+// written (the message names the path and the OS error).
+Status WriteProfile(const std::string& path, const ProfileHeader& header,
+                    std::span<const ProfiledExecution> executions);
+
+}  // namespace trnsim::runtime::profiling

@@ -1,0 +1,120 @@
+// ExecutionTrace: what one execution did, event by event — the raw material of a device profile
+// (docs/profiling.md). core::Execute fills it when ExecuteOptions::trace is set; with it unset
+// the chip model records nothing and pays one pointer test per instruction and transfer.
+//
+// Three event kinds, each in the order it happened (instructions by issue, transfers by
+// submission, sync updates by the instant they applied):
+//   TraceInstruction  one issued instruction: core, engine, pc, mnemonic and operand text, issue
+//                     time, occupancy, the time it stalled before issuing, and for every
+//                     semaphore/event it waited on the event whose update it last saw;
+//   TraceDma          one transfer on a DMA queue: bytes, submission, first byte, landing, the
+//                     memory kinds of its two sides and the instruction that started it;
+//   TraceSyncUpdate   one semaphore or event change: value after, and who made it.
+// Times are simulated picoseconds from the start of the execution; the busy time of an engine is
+// the union of its instructions' [start, start + duration) intervals, exactly the chip model's
+// EngineStats::busy_ps (TraceEngineBusyPs).
+//
+// Thread safety: none; filled by the execution's thread, read after Execute returns.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "simulator/isa/access_pattern.h"
+#include "simulator/isa/engine.h"
+#include "simulator/isa/instruction.h"
+#include "simulator/sched/sim_time.h"
+
+namespace trnsim::simulator::core {
+
+// Who changed a semaphore or event: an instruction's @read/@complete update (or sem_update /
+// event_set), or a dma_trigger descriptor as it landed.
+struct TraceSource {
+  enum class Kind : uint8_t { kNone = 0, kInstruction = 1, kDma = 2 };
+  Kind kind = Kind::kNone;
+  uint32_t index = 0;  // into ExecutionTrace::instructions or ::dmas
+};
+
+// One semaphore or event an instruction waited on (its waits, sem_wait, event_wait).
+struct TraceWait {
+  bool event = false;  // E[index] rather than S[index]
+  uint16_t index = 0;
+  TraceSource satisfied_by;  // the last update of it before the instruction issued
+};
+
+struct TraceInstruction {
+  int core = 0;  // chip-local physical core
+  isa::Engine engine = isa::Engine::kSp;
+  uint32_t pc = 0;
+  std::string opcode;    // mnemonic, "multiply_moving"
+  std::string operands;  // the rest of the instruction's text form (isa::FormatInstruction)
+  TimePs start_ps = 0;   // issue
+  DurationPs duration_ps = 0;  // occupancy: the engine (or PE unit) is busy for this long
+  DurationPs wait_ps = 0;      // stalled on waits or a barrier right before issuing
+  std::vector<TraceWait> waits;
+};
+
+struct TraceDma {
+  int core = 0;
+  int queue = 0;
+  uint64_t bytes = 0;
+  TimePs submit_ps = 0;  // the issuing instruction handed it to the queue
+  TimePs start_ps = 0;   // it started streaming (ready and at the head of its queue)
+  TimePs end_ps = 0;     // it landed
+  isa::Memory source = isa::Memory::kNone;       // kind of its first source
+  isa::Memory destination = isa::Memory::kNone;  // kind of its destination
+  uint32_t instruction = 0;  // the dma_copy / dma_trigger that started it
+};
+
+struct TraceSyncUpdate {
+  int core = 0;
+  bool event = false;
+  uint16_t index = 0;
+  uint32_t value = 0;  // after the update
+  TimePs time_ps = 0;
+  TraceSource source;
+};
+
+struct ExecutionTrace {
+  std::vector<TraceInstruction> instructions;
+  std::vector<TraceDma> dmas;
+  std::vector<TraceSyncUpdate> sync_updates;
+
+  void Clear() { *this = ExecutionTrace(); }
+};
+
+// TraceRecorder: the chip model's side of the trace. One per core of an execution (the DMA
+// transfers of every core go to the same ExecutionTrace); it remembers, per semaphore and event,
+// the last update, so each wait can name the update it saw.
+class TraceRecorder {
+ public:
+  TraceRecorder(ExecutionTrace* trace, int core) : trace_(trace), core_(core) {}
+
+  // An instruction issuing now: its waits are resolved against the updates recorded so far.
+  // Returns its index; SetDuration fills the occupancy once the cost is known.
+  uint32_t Issue(isa::Engine engine, uint32_t pc, const isa::Instruction& inst, TimePs now_ps,
+                 DurationPs wait_ps);
+  void SetDuration(uint32_t instruction, DurationPs duration_ps) {
+    trace_->instructions[instruction].duration_ps = duration_ps;
+  }
+  // A semaphore (event = false) or event changed to `value` at `now_ps` by `source`.
+  void SyncUpdate(bool event, uint32_t index, uint32_t value, TimePs now_ps, TraceSource source);
+  // A transfer handed to `queue` now by instruction `instruction`; returns its index.
+  uint32_t DmaSubmitted(int queue, uint64_t bytes, isa::Memory source, isa::Memory destination,
+                        uint32_t instruction, TimePs now_ps);
+  void DmaLanded(uint32_t dma, TimePs start_ps, TimePs end_ps);
+
+ private:
+  ExecutionTrace* trace_;
+  int core_;
+  std::array<TraceSource, 256> last_semaphore_{};
+  std::array<TraceSource, 256> last_event_{};
+};
+
+// The union of the [start, start + duration) intervals of `core`'s `engine` instructions, in
+// issue order — the same accounting as BusyStats, so it equals EngineStats::busy_ps.
+DurationPs TraceEngineBusyPs(const ExecutionTrace& trace, int core, isa::Engine engine);
+
+}  // namespace trnsim::simulator::core

@@ -1,0 +1,245 @@
+// ExecuteOptions::trace (simulator/core/trace.h): recording changes no result, time or
+// statistic; the trace agrees with the chip model's counters; every wait names the update
+// that satisfied it; transfers carry their queue, bytes and times.
+#include "simulator/core/trace.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "simulator/core/execution.h"
+#include "simulator/cost/cost_model.h"
+#include "simulator/isa/limits.h"
+#include "simulator/isa/text.h"
+
+namespace trnsim::simulator::core {
+namespace {
+
+const ChipSpec& kChip = Trainium2Spec();
+
+struct Core {
+  Core() : state(isa::LimitsFor(kChip)) {
+    hbm.vars[1] = std::vector<uint8_t>(2 << 20);
+    for (size_t i = 0; i < hbm.vars[1].size(); ++i) hbm.vars[1][i] = uint8_t(i * 7 + 3);
+    hbm.vars[2] = std::vector<uint8_t>(2 << 20);
+  }
+  void Add(const std::string& text) {
+    StatusOr<isa::Program> p = isa::ParseProgram(text);
+    ASSERT_TRUE(p.ok()) << p.status().message();
+    programs.push_back(std::move(*p));
+  }
+  CoreRun Run() {
+    CoreRun run;
+    for (const isa::Program& p : programs) run.programs[int(p.engine)] = &p;
+    run.state = &state;
+    run.hbm = &hbm;
+    return run;
+  }
+  std::vector<isa::Program> programs;
+  reference::CoreState state;
+  reference::VectorHbm hbm;
+};
+
+// Loads on two queues, ACT then DVE then PE work chained by semaphores, a store at the end.
+void AddPipeline(Core& c) {
+  c.Add(
+      ".engine sp\n"
+      "dma_copy dst=sbuf[p0:128, 0 + [512 x 1]] fp32 src=hbm[var1 + 0, [128 x 2048, 512 x 1]] "
+      "fp32 queue=0 then S[1] += 1 @complete\n"
+      "dma_copy dst=sbuf[p0:128, 2048 + [512 x 1]] fp32 src=hbm[var1 + 2048, [128 x 2048, 512 x "
+      "1]] fp32 queue=1 then S[1] += 1 @complete\n"
+      "wait S[3] >= 1 dma_copy dst=hbm[var2 + 0, [128 x 2048, 512 x 1]] fp32 src=sbuf[p0:128, "
+      "8192 + [512 x 1]] fp32 queue=2 then S[4] += 1 @complete\n"
+      "wait S[4] >= 1 notify_end\n");
+  c.Add(
+      ".engine act\n"
+      "wait S[1] >= 2 tensor_copy dst=sbuf[p0:128, 4096 + [512 x 1]] fp32 in=sbuf[p0:128, 0 + "
+      "[512 x 1]] fp32 then S[2] += 1 @complete\n"
+      "notify_end\n");
+  c.Add(
+      ".engine dve\n"
+      "wait S[2] >= 1 tensor_copy dst=sbuf[p0:128, 8192 + [512 x 1]] fp32 in=sbuf[p0:128, 4096 + "
+      "[512 x 1]] fp32 then S[3] += 1 @complete\n"
+      "notify_end\n");
+  c.Add(
+      ".engine pe\n"
+      "load_stationary stationary=sbuf[p0:128, 16384 + [128 x 1]] bf16\n"
+      "multiply_moving dst=psum[p0:128, bank0 + [512 x 1]] fp32 moving=sbuf[p0:128, 20480 + [512 "
+      "x 1]] bf16 first last\n"
+      "load_stationary stationary=sbuf[p0:128, 16384 + [128 x 1]] bf16\n"
+      "multiply_moving dst=psum[p0:128, bank1 + [512 x 1]] fp32 moving=sbuf[p0:128, 20480 + [512 "
+      "x 1]] bf16 first last\n"
+      "notify_end\n");
+}
+
+StatusOr<ExecutionResult> RunOne(Core& c, ExecutionTrace* trace) {
+  CoreRun r = c.Run();
+  ExecuteOptions o;
+  o.trace = trace;
+  return Execute(kChip, std::span<const CoreRun>(&r, 1), o);
+}
+
+TEST(TraceTest, RecordingChangesNoResultTimeOrStatistic) {
+  Core off, on;
+  AddPipeline(off);
+  AddPipeline(on);
+  ExecutionTrace trace;
+  StatusOr<ExecutionResult> a = RunOne(off, nullptr);
+  StatusOr<ExecutionResult> b = RunOne(on, &trace);
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  EXPECT_FALSE(trace.instructions.empty());
+  EXPECT_EQ(a->duration_ps, b->duration_ps);
+  EXPECT_EQ(a->events, b->events);
+  ASSERT_EQ(a->cores.size(), b->cores.size());
+  const CoreStats &x = a->cores[0], &y = b->cores[0];
+  EXPECT_EQ(x.duration_ps, y.duration_ps);
+  EXPECT_EQ(x.instructions, y.instructions);
+  EXPECT_EQ(x.hbm_read_bytes, y.hbm_read_bytes);
+  EXPECT_EQ(x.hbm_write_bytes, y.hbm_write_bytes);
+  for (int e = 0; e < isa::kEngineCount; ++e) {
+    EXPECT_EQ(x.engines[e].busy_ps, y.engines[e].busy_ps) << e;
+    EXPECT_EQ(x.engines[e].wait_ps, y.engines[e].wait_ps) << e;
+    EXPECT_EQ(x.engines[e].instructions, y.engines[e].instructions) << e;
+    EXPECT_EQ(x.engines[e].flops, y.engines[e].flops) << e;
+  }
+  ASSERT_EQ(x.queues.size(), y.queues.size());
+  for (size_t q = 0; q < x.queues.size(); ++q) {
+    EXPECT_EQ(x.queues[q].transfers, y.queues[q].transfers);
+    EXPECT_EQ(x.queues[q].bytes, y.queues[q].bytes);
+    EXPECT_EQ(x.queues[q].busy_ps, y.queues[q].busy_ps);
+  }
+  EXPECT_EQ(off.state.sbuf, on.state.sbuf);
+  EXPECT_EQ(off.state.psum, on.state.psum);
+  EXPECT_EQ(off.state.sem, on.state.sem);
+  EXPECT_EQ(off.hbm.vars, on.hbm.vars);
+}
+
+TEST(TraceTest, TheTraceAgreesWithTheCounters) {
+  Core c;
+  AddPipeline(c);
+  ExecutionTrace trace;
+  StatusOr<ExecutionResult> r = RunOne(c, &trace);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const CoreStats& s = r->cores[0];
+  for (int e = 0; e < isa::kEngineCount; ++e) {
+    const isa::Engine engine = isa::Engine(e);
+    EXPECT_EQ(TraceEngineBusyPs(trace, 0, engine), s.engines[e].busy_ps) << e;
+    uint64_t count = 0;
+    DurationPs wait = 0;
+    for (const TraceInstruction& t : trace.instructions) {
+      if (t.engine != engine) continue;
+      ++count;
+      wait += t.wait_ps;
+      EXPECT_LE(t.start_ps + t.duration_ps, r->duration_ps);
+    }
+    EXPECT_EQ(count, s.engines[e].instructions) << e;
+    EXPECT_EQ(wait, s.engines[e].wait_ps) << e;
+  }
+  // PE busy is the union of overlapping load/matmul slices, not their sum.
+  DurationPs pe_sum = 0;
+  for (const TraceInstruction& t : trace.instructions)
+    if (t.engine == isa::Engine::kPe) pe_sum += t.duration_ps;
+  EXPECT_GT(pe_sum, s.engines[int(isa::Engine::kPe)].busy_ps);
+
+  uint64_t transfers = 0, bytes = 0;
+  for (const QueueStats& q : s.queues) {
+    transfers += q.transfers;
+    bytes += q.bytes;
+  }
+  ASSERT_EQ(trace.dmas.size(), transfers);
+  uint64_t traced_bytes = 0;
+  for (const TraceDma& d : trace.dmas) {
+    traced_bytes += d.bytes;
+    EXPECT_GE(d.start_ps, d.submit_ps + kChip.cost.dma_start_latency_ps);
+    EXPECT_GT(d.end_ps, d.start_ps);
+    EXPECT_EQ(trace.instructions[d.instruction].opcode, "dma_copy");
+    EXPECT_EQ(s.queues[size_t(d.queue)].transfers, 1u);  // one transfer per queue here
+  }
+  EXPECT_EQ(traced_bytes, bytes);
+  EXPECT_EQ(trace.dmas[0].source, isa::Memory::kHbm);
+  EXPECT_EQ(trace.dmas[0].destination, isa::Memory::kSbuf);
+  EXPECT_EQ(trace.dmas[2].destination, isa::Memory::kHbm);
+  EXPECT_EQ(trace.dmas[2].queue, 2);
+}
+
+// The index of the first traced instruction of `engine` with `opcode`.
+size_t Find(const ExecutionTrace& trace, isa::Engine engine, const std::string& opcode) {
+  for (size_t i = 0; i < trace.instructions.size(); ++i)
+    if (trace.instructions[i].engine == engine && trace.instructions[i].opcode == opcode) return i;
+  ADD_FAILURE() << opcode << " not traced";
+  return 0;
+}
+
+TEST(TraceTest, EachWaitNamesTheUpdateThatSatisfiedIt) {
+  Core c;
+  AddPipeline(c);
+  ExecutionTrace trace;
+  StatusOr<ExecutionResult> r = RunOne(c, &trace);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const size_t act = Find(trace, isa::Engine::kAct, "tensor_copy");
+  const size_t dve = Find(trace, isa::Engine::kDve, "tensor_copy");
+  const TraceInstruction& waiting = trace.instructions[dve];
+  ASSERT_EQ(waiting.waits.size(), 1u);
+  EXPECT_FALSE(waiting.waits[0].event);
+  EXPECT_EQ(waiting.waits[0].index, 2);
+  EXPECT_EQ(waiting.waits[0].satisfied_by.kind, TraceSource::Kind::kInstruction);
+  EXPECT_EQ(waiting.waits[0].satisfied_by.index, act);
+  EXPECT_EQ(waiting.operands.find("tensor_copy"), std::string::npos) << waiting.operands;
+  EXPECT_NE(waiting.operands.find("S[3] += 1"), std::string::npos) << waiting.operands;
+  // DVE stalled exactly until ACT's @complete update, which the trace records at that time.
+  const TraceInstruction& producer = trace.instructions[act];
+  const cost::InstructionCost cost = cost::EstimateCost(
+      isa::ParseInstruction("tensor_copy dst=sbuf[p0:128, 4096 + [512 x 1]] fp32 in=sbuf[p0:128, "
+                            "0 + [512 x 1]] fp32")
+          .value(),
+      isa::Engine::kAct, kChip.cost);
+  const TimePs visible = producer.start_ps + producer.duration_ps +
+                         cost.clock().CyclesToPs(cost.access_latency_cycles);
+  EXPECT_EQ(waiting.start_ps, visible);
+  bool found = false;
+  for (const TraceSyncUpdate& u : trace.sync_updates) {
+    if (u.event || u.index != 2) continue;
+    found = true;
+    EXPECT_EQ(u.time_ps, visible);
+    EXPECT_EQ(u.value, 1u);
+    EXPECT_EQ(u.source.index, act);
+  }
+  EXPECT_TRUE(found);
+  // ACT's wait for S[1] >= 2 was satisfied by the second load's dma_copy (queue 1, @complete).
+  const TraceInstruction& act_inst = trace.instructions[act];
+  ASSERT_EQ(act_inst.waits.size(), 1u);
+  const TraceSource& from = act_inst.waits[0].satisfied_by;
+  ASSERT_EQ(from.kind, TraceSource::Kind::kInstruction);
+  EXPECT_EQ(trace.instructions[from.index].opcode, "dma_copy");
+  EXPECT_GT(act_inst.wait_ps, 0u);
+}
+
+TEST(TraceTest, ATraceIsClearedBeforeItIsFilledAgain) {
+  Core c;
+  AddPipeline(c);
+  ExecutionTrace trace;
+  ASSERT_TRUE(RunOne(c, &trace).ok());
+  const size_t first = trace.instructions.size();
+  ASSERT_TRUE(RunOne(c, &trace).ok());
+  EXPECT_EQ(trace.instructions.size(), first);
+}
+
+TEST(TraceTest, AFailedExecutionKeepsWhatRanBeforeTheError) {
+  Core c;
+  c.Add(".engine pe\nwait S[7] >= 2 nop\nnotify_end\n");
+  c.Add(".engine sp\nsem_update S[7] += 1\nnotify_end\n");
+  ExecutionTrace trace;
+  StatusOr<ExecutionResult> r = RunOne(c, &trace);
+  ASSERT_FALSE(r.ok());
+  // sem_update and notify_end on SP ran; the update is attributed to sem_update.
+  const size_t update = Find(trace, isa::Engine::kSp, "sem_update");
+  ASSERT_EQ(trace.sync_updates.size(), 1u);
+  EXPECT_EQ(trace.sync_updates[0].index, 7);
+  EXPECT_EQ(trace.sync_updates[0].value, 1u);
+  EXPECT_EQ(trace.sync_updates[0].source.index, update);
+}
+
+}  // namespace
+}  // namespace trnsim::simulator::core

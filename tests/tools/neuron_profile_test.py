@@ -1,0 +1,363 @@
+#!/usr/bin/env python3
+"""Device profiles end to end (docs/profiling.md).
+
+Usage:
+  neuron_profile_test.py api LIBNRT NEFF_DIR WORK_DIR
+      nrt_profile_start/stop through ctypes: bad arguments and their statuses, the capture window
+      (only executions between start and stop are in the file), the file's counters against
+      trnsim_get_execution_stats for the same run, and recording-off == recording-on statistics.
+  neuron_profile_test.py remote LIBNRT NEFF_DIR WORK_DIR
+      Through neurond (TRNSIM_TEST_DAEMON): nrt_profile_start is NRT_FAILURE (not implemented
+      yet), executions still run and nothing is written.
+  neuron_profile_test.py inspect LIBNRT NEFF_DIR WORK_DIR
+      NEURON_RT_INSPECT_ENABLE: every execution leaves profile_nc_<vnc>_session_<n>.ntff.
+  neuron_profile_test.py samples NEURON_PROFILE NEFF_DIR WORK_DIR [small|big]
+      neuron-profile capture + view on every sample NEFF: the Perfetto trace passes a schema
+      check, the summary's per-engine busy time equals the chip model's counters exactly.
+      small: all but the 137-GFLOP matmul_bf16_4096; big: only it (labelled slow).
+"""
+import ctypes as C
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+failures = []
+
+
+def expect(condition, what):
+    if not condition:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def expect_eq(got, want, what):
+    expect(got == want, f"{what}: got {got!r}, want {want!r}")
+
+
+SUCCESS, FAILURE, INVALID, INVALID_HANDLE = 0, 1, 2, 3
+UNINITIALIZED = 13
+ENGINES = ["pe", "act", "dve", "pool", "sp"]
+
+
+class TensorInfo(C.Structure):
+    _fields_ = [("name", C.c_char * 256), ("usage", C.c_int), ("size", C.c_size_t),
+                ("dtype", C.c_int), ("shape", C.POINTER(C.c_uint32)), ("ndim", C.c_uint32)]
+
+
+class TensorInfoArray(C.Structure):
+    _fields_ = [("tensor_count", C.c_uint64), ("tensor_array", TensorInfo * 1)]
+
+
+class EngineStats(C.Structure):
+    _fields_ = [("busy_ps", C.c_uint64), ("wait_ps", C.c_uint64), ("instructions", C.c_uint64),
+                ("flops", C.c_uint64), ("utilization", C.c_double)]
+
+
+class QueueStats(C.Structure):
+    _fields_ = [("transfers", C.c_uint64), ("bytes", C.c_uint64), ("busy_ps", C.c_uint64)]
+
+
+class CoreStats(C.Structure):
+    _fields_ = [("physical_core", C.c_uint32), ("dma_queue_count", C.c_uint32),
+                ("duration_ps", C.c_uint64), ("instructions", C.c_uint64),
+                ("hbm_read_bytes", C.c_uint64), ("hbm_write_bytes", C.c_uint64),
+                ("engines", EngineStats * 5), ("dma_queues", QueueStats * 32)]
+
+
+class ExecStats(C.Structure):
+    _fields_ = [("struct_size", C.c_uint32), ("core_count", C.c_uint32),
+                ("execution_count", C.c_uint64), ("duration_ns", C.c_uint64),
+                ("duration_ps", C.c_uint64), ("hbm_read_bytes", C.c_uint64),
+                ("hbm_write_bytes", C.c_uint64), ("dma_bytes", C.c_uint64),
+                ("dma_transfers", C.c_uint64), ("simulator_events", C.c_uint64),
+                ("host_ns", C.c_uint64), ("cores", CoreStats * 2)]
+
+
+def bind(lib):
+    P = C.c_void_p
+    sig = {
+        "nrt_init": (C.c_int, [C.c_int, C.c_char_p, C.c_char_p]),
+        "nrt_close": (None, []),
+        "nrt_load": (C.c_int, [C.c_char_p, C.c_size_t, C.c_int32, C.c_int32, C.POINTER(P)]),
+        "nrt_unload": (C.c_int, [P]),
+        "nrt_get_model_tensor_info": (C.c_int, [P, C.POINTER(C.POINTER(TensorInfoArray))]),
+        "nrt_tensor_allocate": (C.c_int, [C.c_int, C.c_int, C.c_size_t, C.c_char_p,
+                                          C.POINTER(P)]),
+        "nrt_tensor_memset": (C.c_int, [P, C.c_uint64, C.c_int, C.c_size_t]),
+        "nrt_allocate_tensor_set": (C.c_int, [C.POINTER(P)]),
+        "nrt_add_tensor_to_tensor_set": (C.c_int, [P, C.c_char_p, P]),
+        "nrt_execute": (C.c_int, [P, P, P]),
+        "nrt_profile_start": (C.c_int, [P, C.c_char_p]),
+        "nrt_profile_stop": (C.c_int, [C.c_char_p]),
+        "trnsim_get_execution_stats": (C.c_int, [P, C.POINTER(ExecStats)]),
+    }
+    for name, (restype, argtypes) in sig.items():
+        fn = getattr(lib, name)
+        fn.restype = restype
+        fn.argtypes = argtypes
+
+
+def smallest_sample(neff_dir, lnc):
+    manifest = json.load(open(os.path.join(neff_dir, "manifest.json")))
+    chosen = [s for s in manifest if s["lnc"] == lnc]
+    chosen.sort(key=lambda s: os.path.getsize(os.path.join(neff_dir, s["name"] + ".neff")))
+    return os.path.join(neff_dir, chosen[0]["name"] + ".neff")
+
+
+class Runner:
+    """One loaded model with zeroed inputs and outputs."""
+
+    def __init__(self, lib, neff):
+        self.lib = lib
+        data = open(neff, "rb").read()
+        self.model = C.c_void_p()
+        expect_eq(lib.nrt_load(data, len(data), -1, -1, C.byref(self.model)), SUCCESS, "nrt_load")
+        info = C.POINTER(TensorInfoArray)()
+        expect_eq(lib.nrt_get_model_tensor_info(self.model, C.byref(info)), SUCCESS, "tensor info")
+        self.inputs, self.outputs = C.c_void_p(), C.c_void_p()
+        lib.nrt_allocate_tensor_set(C.byref(self.inputs))
+        lib.nrt_allocate_tensor_set(C.byref(self.outputs))
+        array = C.cast(C.byref(info.contents.tensor_array),
+                       C.POINTER(TensorInfo * info.contents.tensor_count)).contents
+        for t in array:
+            tensor = C.c_void_p()
+            expect_eq(lib.nrt_tensor_allocate(0, 0, t.size, t.name, C.byref(tensor)), SUCCESS,
+                      "allocate " + t.name.decode())
+            lib.nrt_tensor_memset(tensor, 0, 0, t.size)
+            target = self.inputs if t.usage == 0 else self.outputs
+            lib.nrt_add_tensor_to_tensor_set(target, t.name, tensor)
+
+    def execute(self):
+        return self.lib.nrt_execute(self.model, self.inputs, self.outputs)
+
+    def stats(self):
+        s = ExecStats()
+        s.struct_size = C.sizeof(ExecStats)
+        expect_eq(self.lib.trnsim_get_execution_stats(self.model, C.byref(s)), SUCCESS, "stats")
+        return s
+
+
+def engine_counters(stats):
+    return [[(c.engines[e].busy_ps, c.engines[e].wait_ps, c.engines[e].instructions)
+             for e in range(5)] for c in stats.cores[:stats.core_count]]
+
+
+def test_api(lib_path, neff_dir, work):
+    lib = C.CDLL(lib_path)
+    bind(lib)
+    path = os.path.join(work, "api.ntff").encode()
+    expect_eq(lib.nrt_profile_start(None, path), INVALID, "start(NULL model) before init")
+    expect_eq(lib.nrt_profile_stop(path), UNINITIALIZED, "stop before nrt_init")
+    expect_eq(lib.nrt_init(1, b"", b""), SUCCESS, "nrt_init")
+    run = Runner(lib, smallest_sample(neff_dir, 2))
+    expect_eq(lib.nrt_profile_start(None, path), INVALID, "start(NULL model)")
+    expect_eq(lib.nrt_profile_start(run.model, None), INVALID, "start(NULL filename)")
+    expect_eq(lib.nrt_profile_start(C.c_void_p(0x1234), path), INVALID_HANDLE,
+              "start(unknown model)")
+    expect_eq(lib.nrt_profile_start(run.model, b""), INVALID, "start(empty filename)")
+    expect_eq(lib.nrt_profile_start(run.model, os.path.join(work, "no/such/dir.ntff").encode()),
+              INVALID, "start into a directory that does not exist")
+    expect_eq(lib.nrt_profile_stop(None), INVALID, "stop(NULL)")
+    expect_eq(lib.nrt_profile_stop(path), INVALID, "stop without start")
+
+    expect_eq(run.execute(), SUCCESS, "execution before the profile")
+    unprofiled = run.stats()
+    open(path, "wb").write(b"old contents")
+    expect_eq(lib.nrt_profile_start(run.model, path), SUCCESS, "start")
+    expect_eq(os.path.getsize(path), 0, "start truncates the file")
+    expect_eq(lib.nrt_profile_start(run.model, path + b".2"), INVALID, "start twice on a model")
+    expect_eq(run.execute(), SUCCESS, "profiled execution 1")
+    expect_eq(run.execute(), SUCCESS, "profiled execution 2")
+    profiled = run.stats()
+    expect_eq(lib.nrt_profile_stop(path), SUCCESS, "stop")
+    expect_eq(lib.nrt_profile_stop(path), INVALID, "stop twice")
+    expect_eq(run.execute(), SUCCESS, "execution after the profile")
+
+    # Recording changes no statistic (inputs are the same zeros every time).
+    expect_eq(profiled.duration_ps, unprofiled.duration_ps, "duration with and without recording")
+    expect_eq(engine_counters(profiled), engine_counters(unprofiled),
+              "engine counters with and without recording")
+    expect_eq(profiled.simulator_events, unprofiled.simulator_events, "simulator events")
+
+    doc = json.load(open(path))
+    expect_eq(doc["format"], "trnsim-ntff", "format")
+    expect_eq(doc["version"], 1, "version")
+    expect_eq([x["index"] for x in doc["executions"]], [1, 2], "only the window is captured")
+    last = doc["executions"][-1]
+    expect_eq(last["status"], "ok", "status")
+    expect_eq(last["stats"]["duration_ps"], profiled.duration_ps, "file duration vs stats")
+    for c, core in enumerate(last["stats"]["cores"]):
+        for e, name in enumerate(ENGINES):
+            got = core["engines"][name]
+            want = profiled.cores[c].engines[e]
+            expect_eq((got["busy_ps"], got["wait_ps"], got["instructions"]),
+                      (want.busy_ps, want.wait_ps, want.instructions),
+                      f"file counters core {c} {name} vs trnsim_get_execution_stats")
+            traced = [i for i in last["events"]["instructions"]
+                      if i["engine"] == name and i["core"] == core["core"]]
+            expect_eq(len(traced), want.instructions, f"traced {name} instructions")
+    lib.nrt_unload(run.model)
+    expect_eq(lib.nrt_profile_start(run.model, path), INVALID_HANDLE, "start(unloaded model)")
+    lib.nrt_close()
+
+
+def test_remote(lib_path, neff_dir, work):
+    os.environ["TRNSIM_DAEMON"] = os.environ["TRNSIM_TEST_DAEMON"]
+    lib = C.CDLL(lib_path)
+    bind(lib)
+    expect_eq(lib.nrt_init(1, b"", b""), SUCCESS, "nrt_init through neurond")
+    run = Runner(lib, smallest_sample(neff_dir, 2))
+    path = os.path.join(work, "remote.ntff")
+    expect_eq(lib.nrt_profile_start(run.model, path.encode()), FAILURE, "start through neurond")
+    expect(not os.path.exists(path), "nothing written through neurond")
+    expect_eq(run.execute(), SUCCESS, "execution through neurond")
+    expect_eq(lib.nrt_profile_stop(path.encode()), INVALID, "stop of a capture never started")
+    lib.nrt_close()
+
+
+def test_inspect(lib_path, neff_dir, work):
+    if os.environ.get("NEURON_RT_INSPECT_ENABLE") != "1":
+        # Re-run in a child with inspect on: the runtime reads the environment at nrt_init.
+        out = os.path.join(work, "inspect_out")
+        shutil.rmtree(out, ignore_errors=True)  # a previous run's session directories
+        env = dict(os.environ, NEURON_RT_INSPECT_ENABLE="1", NEURON_RT_INSPECT_OUTPUT_DIR=out)
+        code = subprocess.call([sys.executable, __file__, "inspect", lib_path, neff_dir, work],
+                               env=env)
+        expect_eq(code, 0, "the inspect child")
+        files = sorted(glob.glob(os.path.join(out, "trnsim_pid_*", "*", "profile_nc_*.ntff")))
+        names = [os.path.basename(f) for f in files]
+        expect_eq(names, ["profile_nc_0_session_1.ntff", "profile_nc_0_session_2.ntff"],
+                  "one profile per execution")
+        for f in files:
+            doc = json.load(open(f))
+            expect_eq(len(doc["executions"]), 1, f + ": one execution")
+            expect(len(doc["executions"][0]["events"]["instructions"]) > 0, f + ": events")
+        return
+    lib = C.CDLL(lib_path)
+    bind(lib)
+    expect_eq(lib.nrt_init(1, b"", b""), SUCCESS, "nrt_init")
+    run = Runner(lib, smallest_sample(neff_dir, 2))
+    expect_eq(run.execute(), SUCCESS, "execution 1")
+    expect_eq(run.execute(), SUCCESS, "execution 2")
+    lib.nrt_close()
+
+
+def check_perfetto(trace, where):
+    """Schema check of a Chrome JSON trace as the Perfetto UI reads it."""
+    events = trace.get("traceEvents")
+    expect(isinstance(events, list) and events, where + ": traceEvents")
+    flows = {}
+    slices = {}
+    for ev in events:
+        for key in ("ph", "ts", "pid", "tid"):
+            if key not in ev:
+                expect(False, f"{where}: event without {key}: {ev}")
+                return
+        expect(isinstance(ev["ts"], (int, float)) and ev["ts"] >= 0, f"{where}: ts {ev}")
+        if ev["ph"] == "X":
+            expect(isinstance(ev.get("dur"), (int, float)) and ev["dur"] >= 0,
+                   f"{where}: duration {ev}")
+            slices.setdefault((ev["pid"], ev["tid"]), []).append((ev["ts"], ev["ts"] + ev["dur"]))
+        elif ev["ph"] in ("s", "f"):
+            flows.setdefault(ev["id"], []).append(ev)
+        else:
+            expect(ev["ph"] == "M", f"{where}: unexpected phase {ev['ph']}")
+    for fid, pair in flows.items():
+        phases = sorted(e["ph"] for e in pair)
+        expect_eq(phases, ["f", "s"], f"{where}: flow {fid} is one start and one finish")
+        if phases != ["f", "s"]:
+            continue
+        start = next(e for e in pair if e["ph"] == "s")
+        finish = next(e for e in pair if e["ph"] == "f")
+        expect(start["ts"] <= finish["ts"], f"{where}: flow {fid} goes back in time")
+        for e in (start, finish):  # each end binds to a slice of its track
+            inside = any(a <= e["ts"] <= b for a, b in slices.get((e["pid"], e["tid"]), []))
+            expect(inside, f"{where}: flow {fid} {e['ph']} is on no slice")
+    return len(flows)
+
+
+BIG_SAMPLE = "matmul_bf16_4096"
+
+
+def test_samples(tool, neff_dir, work, which="small"):
+    manifest = json.load(open(os.path.join(neff_dir, "manifest.json")))
+    manifest = [s for s in manifest if (s["name"] == BIG_SAMPLE) == (which == "big")]
+    expect(len(manifest) > 0, "samples to profile")
+    total_flows = 0
+    for sample in manifest:
+        name = sample["name"]
+        neff = os.path.join(neff_dir, name + ".neff")
+        session = os.path.join(work, name + ".ntff")
+        args = [tool, "capture", "-n", neff, "-s", session]
+        for f in sorted(glob.glob(os.path.join(neff_dir, name + ".inputs", "*.bin"))):
+            args += [os.path.basename(f)[:-4], f]
+        env = dict(os.environ, NEURON_LOGICAL_NC_CONFIG=str(sample["lnc"]))
+        if subprocess.call(args, env=env) != 0:
+            expect(False, name + ": capture failed")
+            continue
+        doc = json.load(open(session))
+        expect_eq(len(doc["executions"]), 1, name + ": one execution")
+        stats = doc["executions"][0]["stats"]
+
+        pf = os.path.join(work, name + ".pftrace.json")
+        expect_eq(subprocess.call([tool, "view", "-n", neff, "-s", session, "--output-format",
+                                   "perfetto", "--output-file", pf]), 0, name + ": perfetto")
+        total_flows += check_perfetto(json.load(open(pf)), name) or 0
+
+        summary = json.loads(subprocess.check_output(
+            [tool, "view", "-n", neff, "-s", session, "--output-format", "summary-json"]))
+        run = summary["executions"][0]
+        expect_eq(run["total_time_ps"], stats["duration_ps"], name + ": total time")
+        for core, want in zip(run["cores"], stats["cores"]):
+            expect_eq(core["core"], want["core"], name + ": core order")
+            for e in ENGINES:
+                got, counter = core["engines"][e], want["engines"][e]
+                expect_eq(got["busy_ps"], counter["busy_ps"], f"{name}: core {core['core']} {e} busy")
+                expect_eq(got["wait_ps"], counter["wait_ps"], f"{name}: core {core['core']} {e} wait")
+                expect_eq(got["instructions"], counter["instructions"],
+                          f"{name}: core {core['core']} {e} instructions")
+        moved = sum(q["bytes"] for c in stats["cores"] for q in c["dma_queues"])
+        expect_eq(sum(q["bytes"] for q in run["dma_queues"]), moved, name + ": DMA bytes")
+        expect(moved == 0 or all(q["bytes_per_s"] > 0 for q in run["dma_queues"]),
+               name + ": bandwidth")
+        text = subprocess.check_output([tool, "view", "-s", session, "--output-format",
+                                        "summary-text"]).decode()
+        expect("total_time" in text and "PE" in text, name + ": summary-text")
+        legacy = json.loads(subprocess.check_output(
+            [tool, "view", "-s", session, "--output-format", "json"]))
+        expect_eq(len(legacy["instruction"]),
+                  len(doc["executions"][0]["events"]["instructions"]), name + ": json view")
+    expect(total_flows > 0, "the samples have semaphore flow arrows")
+    if which == "big":
+        return
+    # Bad input: no crash, exit status 1 with a message.
+    bad = os.path.join(work, "bad.ntff")
+    for text in ["", "{", "[]", '{"format": "trnsim-ntff", "version": 99}',
+                 json.dumps(dict(doc, executions=[{"index": -1}]))]:
+        open(bad, "w").write(text)
+        code = subprocess.call([tool, "view", "-s", bad, "--output-format", "summary-text"],
+                               stderr=subprocess.DEVNULL)
+        expect_eq(code, 1, f"view of a bad profile {text[:20]!r}")
+    code = subprocess.call([tool, "capture", "-n", bad, "-s", os.path.join(work, "x.ntff")],
+                           stderr=subprocess.DEVNULL)
+    expect_eq(code, 1, "capture of a file that is not a NEFF")
+
+
+def main():
+    mode, target, neff_dir, work = sys.argv[1:5]
+    os.makedirs(work, exist_ok=True)
+    test = {"api": test_api, "inspect": test_inspect, "remote": test_remote,
+            "samples": test_samples}[mode]
+    test(target, neff_dir, work, *sys.argv[5:])
+    if failures:
+        print(f"{len(failures)} failure(s)")
+        return 1
+    print("PASS")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

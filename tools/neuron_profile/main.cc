@@ -1,0 +1,111 @@
+// neuron-profile: capture and view trnsim device profiles (docs/profiling.md).
+//
+//   neuron-profile capture -n K.neff [-s profile.ntff] [NAME FILE ...]
+//   neuron-profile view -n K.neff -s profile.ntff
+//                       --output-format summary-text|summary-json|json|perfetto
+//                       [--output-file PATH]
+//
+// view writes to stdout, or to --output-file; perfetto defaults to ntff.pftrace.json next to
+// the session file, as AWS's tool writes ntff.pftrace. Exit status 0 on success, 1 on an error
+// (one line on stderr), 2 on a usage error.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "tools/neuron_profile/capture.h"
+#include "tools/neuron_profile/profile.h"
+#include "tools/neuron_profile/summary.h"
+#include "tools/neuron_profile/trace_views.h"
+
+namespace {
+
+using namespace trnsim::neuron_profile;
+
+struct ViewArgs {
+  std::string neff, session = "profile.ntff", format = "summary-text", output;
+};
+
+int Fail(const trnsim::Status& status) {
+  std::fprintf(stderr, "neuron-profile: %s\n", status.ToString().c_str());
+  return 1;
+}
+
+int View(const ViewArgs& args) {
+  trnsim::StatusOr<Profile> profile = ReadProfile(args.session);
+  if (!profile.ok()) return Fail(profile.status());
+  std::string text, output = args.output;
+  if (args.format == "summary-text") {
+    text = SummaryText(*profile);
+  } else if (args.format == "summary-json") {
+    text = SummaryJson(*profile);
+  } else if (args.format == "json") {
+    text = LegacyJson(*profile);
+  } else {
+    text = PerfettoJson(*profile);
+    if (output.empty())
+      output = (std::filesystem::path(args.session).parent_path() / "ntff.pftrace.json").string();
+  }
+  if (output.empty()) {
+    std::cout << text;
+    return std::cout ? 0 : 1;
+  }
+  std::ofstream out(output, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) return Fail(trnsim::InvalidError("cannot write '" + output + "'"));
+  if (args.format == "perfetto") std::fprintf(stderr, "neuron-profile: wrote %s\n", output.c_str());
+  return 0;
+}
+
+int Run(int argc, char** argv) {
+  CLI::App app{"neuron-profile: capture and view trnsim device profiles"};
+  app.require_subcommand(1);
+
+  CaptureArgs capture;
+  std::vector<std::string> pairs;
+  CLI::App* cap = app.add_subcommand("capture", "Run a NEFF once and write its device profile");
+  cap->add_option("-n,--neff", capture.neff, "the NEFF")->required();
+  cap->add_option("-s,--session-file", capture.session, "the profile to write")
+      ->capture_default_str();
+  cap->add_option("inputs", pairs, "NAME FILE pairs: raw input tensors (others are zeros)");
+
+  ViewArgs view;
+  CLI::App* vw = app.add_subcommand("view", "Show a device profile");
+  vw->add_option("-n,--neff", view.neff, "the NEFF that was profiled (informational)");
+  vw->add_option("-s,--session-file", view.session, "the profile")->capture_default_str();
+  vw->add_option("--output-format", view.format, "what to produce")
+      ->check(CLI::IsMember({"summary-text", "summary-json", "json", "perfetto"}))
+      ->capture_default_str();
+  vw->add_option("--output-file", view.output, "write here instead of stdout");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  if (cap->parsed()) {
+    if (pairs.size() % 2 != 0) {
+      std::fprintf(stderr, "neuron-profile: inputs come in NAME FILE pairs\n");
+      return 2;
+    }
+    for (size_t i = 0; i < pairs.size(); i += 2) capture.inputs.push_back({pairs[i], pairs[i + 1]});
+    trnsim::Status st = Capture(capture);
+    if (!st.ok()) return Fail(st);
+    std::fprintf(stderr, "neuron-profile: wrote %s\n", capture.session.c_str());
+    return 0;
+  }
+  return View(view);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return Run(argc, argv);
+  } catch (const std::exception& e) {  // e.g. std::bad_alloc on a huge profile
+    std::fprintf(stderr, "neuron-profile: %s\n", e.what());
+    return 1;
+  }
+}

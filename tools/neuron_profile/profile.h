@@ -1,0 +1,97 @@
+// A profile file (docs/profiling.md) as neuron-profile reads it: the documented JSON format,
+// parsed and checked into plain structs. Everything a view needs is validated here (types,
+// ranges, references between events), so the views index without further checks.
+//
+// Errors: NRT_INVALID naming the file and the offending field, for anything that is not a
+// well-formed profile of a supported version. Never throws.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/status_or.h"
+
+namespace trnsim::neuron_profile {
+
+inline constexpr int kEngineCount = 5;  // pe, act, dve, pool, sp: the file's "engines" order
+
+struct Source {
+  enum class Kind { kNone, kInstruction, kDma };
+  Kind kind = Kind::kNone;
+  uint64_t index = 0;  // valid in its list when kind != kNone
+};
+
+struct Wait {
+  bool event = false;
+  uint32_t index = 0;
+  Source satisfied_by;
+};
+
+struct Instruction {
+  int core = 0;
+  int engine = 0;  // index into Profile::engines
+  uint64_t pc = 0;
+  std::string opcode, operands;
+  uint64_t start_ps = 0, duration_ps = 0, wait_ps = 0;
+  std::vector<Wait> waits;
+};
+
+struct Dma {
+  int core = 0;
+  int queue = 0;
+  uint64_t bytes = 0;
+  uint64_t submit_ps = 0, start_ps = 0, end_ps = 0;
+  std::string source, destination;  // "hbm", "sbuf", ...
+  uint64_t instruction = 0;
+};
+
+struct SyncUpdate {
+  int core = 0;
+  bool event = false;
+  uint32_t index = 0;
+  uint64_t value = 0;
+  uint64_t time_ps = 0;
+  Source source;
+};
+
+struct EngineCounters {
+  uint64_t busy_ps = 0, wait_ps = 0, instructions = 0, flops = 0;
+};
+struct QueueCounters {
+  uint64_t transfers = 0, bytes = 0, busy_ps = 0;
+};
+struct CoreCounters {
+  int core = 0;
+  uint64_t duration_ps = 0, hbm_read_bytes = 0, hbm_write_bytes = 0;
+  EngineCounters engines[kEngineCount];
+  std::vector<QueueCounters> queues;
+};
+
+struct Execution {
+  uint64_t index = 0;
+  std::string status;  // "ok" or an NRT status name
+  std::string error;
+  bool has_stats = false;
+  uint64_t duration_ps = 0;
+  std::vector<CoreCounters> cores;  // the chip model's counters (has_stats)
+  std::vector<Instruction> instructions;
+  std::vector<Dma> dmas;
+  std::vector<SyncUpdate> sync_updates;
+};
+
+struct Profile {
+  int version = 0;
+  std::string model_name, chip, instance;
+  int vnc = 0;
+  std::vector<std::string> engines;
+  std::vector<Execution> executions;
+};
+
+StatusOr<Profile> ParseProfile(const std::string& where, const std::string& text);
+StatusOr<Profile> ReadProfile(const std::string& path);
+
+// "PE" for "pe": the engine's upper-case name, as the chip model's messages spell it.
+std::string EngineLabel(const Profile& profile, int engine);
+
+}  // namespace trnsim::neuron_profile

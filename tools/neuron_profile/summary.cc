@@ -1,0 +1,211 @@
+#include "tools/neuron_profile/summary.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <tuple>
+
+namespace trnsim::neuron_profile {
+namespace {
+
+// Union of intervals given in start order (the chip model's BusyStats accounting).
+class Union {
+ public:
+  void Add(uint64_t start, uint64_t end) {
+    if (end <= to_) return;
+    total_ += end - std::max(start, to_);
+    to_ = end;
+  }
+  uint64_t total() const { return total_; }
+
+ private:
+  uint64_t total_ = 0, to_ = 0;
+};
+
+std::string StallTarget(const Instruction& t) {
+  if (t.waits.empty()) return "barrier";
+  std::string on;
+  for (const Wait& w : t.waits) {
+    if (!on.empty()) on += ", ";
+    on += (w.event ? "E[" : "S[") + std::to_string(w.index) + "]";
+  }
+  return on;
+}
+
+CoreSummary& CoreOf(std::vector<CoreSummary>& cores, int core) {
+  for (CoreSummary& c : cores)
+    if (c.core == core) return c;
+  cores.push_back({});
+  cores.back().core = core;
+  return cores.back();
+}
+
+}  // namespace
+
+ExecutionSummary Summarize(const Profile& profile, const Execution& x) {
+  ExecutionSummary s;
+  s.index = x.index;
+  s.status = x.status;
+  // Cores in the stats' order when there are stats, else in order of appearance.
+  for (const CoreCounters& c : x.cores) CoreOf(s.cores, c.core);
+  uint64_t last_end = 0;
+  std::map<std::pair<int, int>, Union> busy;  // (core, engine)
+  std::map<std::tuple<int, int, std::string>, StallSummary> stalls;
+  for (const Instruction& t : x.instructions) {
+    CoreSummary& c = CoreOf(s.cores, t.core);
+    EngineSummary& e = c.engines[t.engine];
+    busy[{t.core, t.engine}].Add(t.start_ps, t.start_ps + t.duration_ps);
+    e.wait_ps += t.wait_ps;
+    e.instructions++;
+    last_end = std::max(last_end, t.start_ps + t.duration_ps);
+    if (t.wait_ps > 0) {
+      StallSummary& st = stalls[{t.core, t.engine, StallTarget(t)}];
+      st.core = t.core;
+      st.engine = t.engine;
+      st.on = StallTarget(t);
+      st.wait_ps += t.wait_ps;
+      st.instructions++;
+    }
+  }
+  std::map<std::pair<int, int>, QueueSummary> queues;
+  std::map<std::pair<int, int>, std::vector<std::pair<uint64_t, uint64_t>>> spans;
+  for (const Dma& d : x.dmas) {
+    QueueSummary& q = queues[{d.core, d.queue}];
+    q.core = d.core;
+    q.queue = d.queue;
+    q.transfers++;
+    q.bytes += d.bytes;
+    spans[{d.core, d.queue}].push_back({d.start_ps, d.end_ps});
+    CoreSummary& c = CoreOf(s.cores, d.core);
+    if (d.source == "hbm") c.hbm_read_bytes += d.bytes;
+    if (d.destination == "hbm") c.hbm_write_bytes += d.bytes;
+    last_end = std::max(last_end, d.end_ps);
+  }
+  s.total_ps = x.has_stats ? x.duration_ps : last_end;
+  for (CoreSummary& c : s.cores) {
+    for (int e = 0; e < kEngineCount; ++e) {
+      auto it = busy.find({c.core, e});
+      c.engines[e].busy_ps = it == busy.end() ? 0 : it->second.total();
+      c.engines[e].busy_fraction =
+          s.total_ps == 0 ? 0.0 : double(c.engines[e].busy_ps) / double(s.total_ps);
+    }
+  }
+  for (auto& [key, q] : queues) {
+    auto& list = spans[key];
+    std::sort(list.begin(), list.end());
+    Union u;
+    for (auto [a, b] : list) u.Add(a, b);
+    q.streaming_ps = u.total();
+    q.bytes_per_s = q.streaming_ps == 0 ? 0.0 : double(q.bytes) * 1e12 / double(q.streaming_ps);
+    s.queues.push_back(q);
+  }
+  for (auto& [key, st] : stalls) s.stalls.push_back(st);
+  std::stable_sort(
+      s.stalls.begin(), s.stalls.end(),
+      [](const StallSummary& a, const StallSummary& b) { return a.wait_ps > b.wait_ps; });
+  if (s.stalls.size() > kMaxStalls) s.stalls.resize(kMaxStalls);
+  (void)profile;
+  return s;
+}
+
+std::string SummaryText(const Profile& profile) {
+  std::string out;
+  char line[256];
+  std::snprintf(line, sizeof(line), "model %s (vnc %d) on %s (%s): %zu execution(s)\n",
+                profile.model_name.c_str(), profile.vnc, profile.instance.c_str(),
+                profile.chip.c_str(), profile.executions.size());
+  out += line;
+  for (const Execution& x : profile.executions) {
+    const ExecutionSummary s = Summarize(profile, x);
+    std::snprintf(line, sizeof(line), "\nexecution %llu: %s, total_time %.9f s (%.3f us)\n",
+                  (unsigned long long)s.index, s.status.c_str(), double(s.total_ps) / 1e12,
+                  double(s.total_ps) / 1e6);
+    out += line;
+    for (const CoreSummary& c : s.cores) {
+      std::snprintf(line, sizeof(line), "  core %d  (HBM read %llu B, write %llu B)\n", c.core,
+                    (unsigned long long)c.hbm_read_bytes, (unsigned long long)c.hbm_write_bytes);
+      out += line;
+      for (int e = 0; e < kEngineCount; ++e) {
+        const EngineSummary& es = c.engines[e];
+        std::snprintf(
+            line, sizeof(line),
+            "    %-5s busy %6.2f%%  %12.3f us busy  %12.3f us waiting  %8llu instructions\n",
+            EngineLabel(profile, e).c_str(), 100.0 * es.busy_fraction, double(es.busy_ps) / 1e6,
+            double(es.wait_ps) / 1e6, (unsigned long long)es.instructions);
+        out += line;
+      }
+    }
+    if (!s.queues.empty()) out += "  DMA queues\n";
+    for (const QueueSummary& q : s.queues) {
+      std::snprintf(line, sizeof(line),
+                    "    core %d queue %2d  %6llu transfers  %12llu B  %10.3f us  %8.2f GB/s\n",
+                    q.core, q.queue, (unsigned long long)q.transfers, (unsigned long long)q.bytes,
+                    double(q.streaming_ps) / 1e6, q.bytes_per_s / 1e9);
+      out += line;
+    }
+    if (!s.stalls.empty()) out += "  dominant stalls\n";
+    for (const StallSummary& st : s.stalls) {
+      std::snprintf(line, sizeof(line),
+                    "    core %d %-5s waited %12.3f us on %s (%llu instructions)\n", st.core,
+                    EngineLabel(profile, st.engine).c_str(), double(st.wait_ps) / 1e6,
+                    st.on.c_str(), (unsigned long long)st.instructions);
+      out += line;
+    }
+  }
+  return out;
+}
+
+std::string SummaryJson(const Profile& profile) {
+  using Json = nlohmann::ordered_json;
+  Json list = Json::array();
+  for (const Execution& x : profile.executions) {
+    const ExecutionSummary s = Summarize(profile, x);
+    Json cores = Json::array();
+    for (const CoreSummary& c : s.cores) {
+      Json engines = Json::object();
+      for (int e = 0; e < kEngineCount; ++e) {
+        const EngineSummary& es = c.engines[e];
+        engines[profile.engines[size_t(e)]] = {{"busy_ps", es.busy_ps},
+                                               {"busy_percent", 100.0 * es.busy_fraction},
+                                               {"wait_ps", es.wait_ps},
+                                               {"instructions", es.instructions}};
+      }
+      cores.push_back({{"core", c.core},
+                       {"hbm_read_bytes", c.hbm_read_bytes},
+                       {"hbm_write_bytes", c.hbm_write_bytes},
+                       {"engines", std::move(engines)}});
+    }
+    Json queues = Json::array();
+    for (const QueueSummary& q : s.queues)
+      queues.push_back({{"core", q.core},
+                        {"queue", q.queue},
+                        {"transfers", q.transfers},
+                        {"bytes", q.bytes},
+                        {"streaming_ps", q.streaming_ps},
+                        {"bytes_per_s", q.bytes_per_s}});
+    Json stalls = Json::array();
+    for (const StallSummary& st : s.stalls)
+      stalls.push_back({{"core", st.core},
+                        {"engine", profile.engines[size_t(st.engine)]},
+                        {"on", st.on},
+                        {"wait_ps", st.wait_ps},
+                        {"instructions", st.instructions}});
+    list.push_back({{"execution", s.index},
+                    {"status", s.status},
+                    {"total_time_ps", s.total_ps},
+                    {"total_time", double(s.total_ps) / 1e12},
+                    {"cores", std::move(cores)},
+                    {"dma_queues", std::move(queues)},
+                    {"stalls", std::move(stalls)}});
+  }
+  Json doc = {{"model", profile.model_name},
+              {"vnc", profile.vnc},
+              {"chip", profile.chip},
+              {"instance", profile.instance},
+              {"executions", std::move(list)}};
+  return doc.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace trnsim::neuron_profile

@@ -1,0 +1,56 @@
+// The summary view (`view --output-format summary-text|summary-json`): per execution, the total
+// time, per core and engine the busy time (union of its instruction slices — equal to the chip
+// model's busy counter), busy %, wait time and instruction count; per DMA queue the transfers,
+// bytes, streaming time and bandwidth; HBM traffic; and the dominant stalls — which engine
+// waited on which semaphores/events, for how long in total (docs/profiling.md §5).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tools/neuron_profile/profile.h"
+
+namespace trnsim::neuron_profile {
+
+struct EngineSummary {
+  uint64_t busy_ps = 0, wait_ps = 0, instructions = 0;
+  double busy_fraction = 0.0;  // busy_ps / total_ps
+};
+
+struct QueueSummary {
+  int core = 0, queue = 0;
+  uint64_t transfers = 0, bytes = 0;
+  uint64_t streaming_ps = 0;  // union of the transfers' [start, end)
+  double bytes_per_s = 0.0;   // bytes / streaming time
+};
+
+struct StallSummary {
+  int core = 0, engine = 0;
+  std::string on;  // "S[3]", "S[3], E[1]", or "barrier" (a wait with no semaphore/event)
+  uint64_t wait_ps = 0, instructions = 0;
+};
+
+struct CoreSummary {
+  int core = 0;
+  EngineSummary engines[kEngineCount];
+  uint64_t hbm_read_bytes = 0, hbm_write_bytes = 0;  // by transfer sides touching HBM
+};
+
+struct ExecutionSummary {
+  uint64_t index = 0;
+  std::string status;
+  uint64_t total_ps = 0;  // the chip model's duration, or the last event's end without stats
+  std::vector<CoreSummary> cores;
+  std::vector<QueueSummary> queues;  // queues that moved something
+  std::vector<StallSummary> stalls;  // longest first, at most kMaxStalls
+};
+
+inline constexpr size_t kMaxStalls = 10;
+
+ExecutionSummary Summarize(const Profile& profile, const Execution& execution);
+
+std::string SummaryText(const Profile& profile);
+std::string SummaryJson(const Profile& profile);
+
+}  // namespace trnsim::neuron_profile

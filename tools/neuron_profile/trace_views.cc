@@ -1,0 +1,158 @@
+#include "tools/neuron_profile/trace_views.h"
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "tools/neuron_profile/summary.h"
+
+namespace trnsim::neuron_profile {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr int kDmaTidBase = 100;  // thread ids: engines 1..5, DMA queue q at 100 + q
+
+double Us(uint64_t ps) { return double(ps) / 1e6; }
+
+int Pid(size_t execution, int core) { return int(execution) * 64 + core + 1; }
+int EngineTid(int engine) { return engine + 1; }
+
+Json Meta(const char* what, int pid, int tid, const std::string& name) {
+  Json m = {{"ph", "M"}, {"name", what}, {"pid", pid}, {"tid", tid}, {"ts", 0}};
+  m["args"] = {{"name", name}};
+  return m;
+}
+
+}  // namespace
+
+std::string PerfettoJson(const Profile& profile) {
+  Json events = Json::array();
+  uint64_t next_flow = 1;
+  for (size_t xi = 0; xi < profile.executions.size(); ++xi) {
+    const Execution& x = profile.executions[xi];
+    std::set<int> cores;
+    std::set<std::pair<int, int>> queues;
+    for (const Instruction& t : x.instructions) cores.insert(t.core);
+    for (const Dma& d : x.dmas) {
+      cores.insert(d.core);
+      queues.insert({d.core, d.queue});
+    }
+    for (int core : cores) {
+      const int pid = Pid(xi, core);
+      events.push_back(
+          Meta("process_name", pid, 0,
+               "execution " + std::to_string(x.index) + " core " + std::to_string(core)));
+      Json sort = {
+          {"ph", "M"}, {"name", "process_sort_index"}, {"pid", pid}, {"tid", 0}, {"ts", 0}};
+      sort["args"] = {{"sort_index", pid}};
+      events.push_back(std::move(sort));
+      for (int e = 0; e < kEngineCount; ++e)
+        events.push_back(Meta("thread_name", pid, EngineTid(e), EngineLabel(profile, e)));
+    }
+    for (auto [core, queue] : queues)
+      events.push_back(Meta("thread_name", Pid(xi, core), kDmaTidBase + queue,
+                            "DMA queue " + std::to_string(queue)));
+
+    for (size_t i = 0; i < x.instructions.size(); ++i) {
+      const Instruction& t = x.instructions[i];
+      Json slice = {{"ph", "X"},
+                    {"name", t.opcode},
+                    {"cat", "instruction"},
+                    {"pid", Pid(xi, t.core)},
+                    {"tid", EngineTid(t.engine)},
+                    {"ts", Us(t.start_ps)},
+                    {"dur", Us(t.duration_ps)}};
+      slice["args"] = {{"pc", t.pc}, {"operands", t.operands}, {"wait_ps", t.wait_ps}};
+      events.push_back(std::move(slice));
+    }
+    for (const Dma& d : x.dmas) {
+      Json slice = {
+          {"ph", "X"},
+          {"name", d.source + "->" + d.destination + " " + std::to_string(d.bytes) + " B"},
+          {"cat", "dma"},
+          {"pid", Pid(xi, d.core)},
+          {"tid", kDmaTidBase + d.queue},
+          {"ts", Us(d.start_ps)},
+          {"dur", Us(d.end_ps - d.start_ps)}};
+      slice["args"] = {{"bytes", d.bytes},
+                       {"submit_us", Us(d.submit_ps)},
+                       {"instruction_pc", x.instructions[d.instruction].pc}};
+      events.push_back(std::move(slice));
+    }
+    // Flow arrows: updater slice -> waiting instruction slice.
+    for (const Instruction& t : x.instructions) {
+      for (const Wait& w : t.waits) {
+        const Source& s = w.satisfied_by;
+        if (s.kind == Source::Kind::kNone) continue;
+        const std::string name = (w.event ? "E[" : "S[") + std::to_string(w.index) + "]";
+        Json start = {{"ph", "s"}, {"name", name}, {"cat", "sync"}, {"id", next_flow}};
+        if (s.kind == Source::Kind::kInstruction) {
+          const Instruction& from = x.instructions[s.index];
+          start["pid"] = Pid(xi, from.core);
+          start["tid"] = EngineTid(from.engine);
+          start["ts"] = Us(from.start_ps);
+        } else {
+          const Dma& from = x.dmas[s.index];
+          start["pid"] = Pid(xi, from.core);
+          start["tid"] = kDmaTidBase + from.queue;
+          start["ts"] = Us(from.start_ps);
+        }
+        events.push_back(std::move(start));
+        events.push_back({{"ph", "f"},
+                          {"bp", "e"},
+                          {"name", name},
+                          {"cat", "sync"},
+                          {"id", next_flow},
+                          {"pid", Pid(xi, t.core)},
+                          {"tid", EngineTid(t.engine)},
+                          {"ts", Us(t.start_ps)}});
+        ++next_flow;
+      }
+    }
+  }
+  Json doc = {{"displayTimeUnit", "ns"}, {"traceEvents", std::move(events)}};
+  doc["otherData"] = {{"model", profile.model_name},
+                      {"chip", profile.chip},
+                      {"instance", profile.instance},
+                      {"source", "trnsim neuron-profile"}};
+  return doc.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+std::string LegacyJson(const Profile& profile) {
+  Json summary = Json::array(), instructions = Json::array(), dmas = Json::array();
+  for (const Execution& x : profile.executions) {
+    const ExecutionSummary s = Summarize(profile, x);
+    summary.push_back({{"execution", x.index},
+                       {"nc_idx", profile.vnc},
+                       {"total_time", double(s.total_ps) / 1e12},
+                       {"event_count", x.instructions.size() + x.dmas.size()},
+                       {"instruction_count", x.instructions.size()},
+                       {"dma_count", x.dmas.size()}});
+    for (const Instruction& t : x.instructions)
+      instructions.push_back({{"execution", x.index},
+                              {"timestamp", double(t.start_ps) / 1e3},
+                              {"duration", double(t.duration_ps) / 1e3},
+                              {"label", EngineLabel(profile, t.engine)},
+                              {"pcore_idx", t.core},
+                              {"pc", t.pc},
+                              {"opcode", t.opcode},
+                              {"operands", t.operands},
+                              {"evt_wait_time_ns", double(t.wait_ps) / 1e3}});
+    for (const Dma& d : x.dmas)
+      dmas.push_back({{"execution", x.index},
+                      {"timestamp", double(d.start_ps) / 1e3},
+                      {"duration", double(d.end_ps - d.start_ps) / 1e3},
+                      {"pcore_idx", d.core},
+                      {"queue_idx", d.queue},
+                      {"transfer_bytes", d.bytes},
+                      {"source", d.source},
+                      {"destination", d.destination}});
+  }
+  Json doc = {{"summary", std::move(summary)},
+              {"instruction", std::move(instructions)},
+              {"dma", std::move(dmas)}};
+  return doc.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace trnsim::neuron_profile

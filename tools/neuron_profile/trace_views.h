@@ -1,0 +1,21 @@
+// The event views of a profile (docs/profiling.md §5):
+//   PerfettoJson  `--output-format perfetto`: a Chrome JSON trace (opens in ui.perfetto.dev and
+//                 chrome://tracing). One process per (execution, core), one thread per engine
+//                 and per DMA queue that moved something; a complete ("X") slice per
+//                 instruction and per transfer; a flow arrow ("s" -> "f") from the instruction
+//                 or transfer whose update satisfied a semaphore/event wait to the waiting
+//                 instruction. ts/dur in microseconds (the format's unit), from simulated ps.
+//   LegacyJson    `--output-format json`: AWS's legacy device JSON shape, {"summary": [...],
+//                 "instruction": [...]} plus "dma": [...]; timestamps and durations in ns.
+#pragma once
+
+#include <string>
+
+#include "tools/neuron_profile/profile.h"
+
+namespace trnsim::neuron_profile {
+
+std::string PerfettoJson(const Profile& profile);
+std::string LegacyJson(const Profile& profile);
+
+}  // namespace trnsim::neuron_profile
