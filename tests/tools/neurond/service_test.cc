@@ -507,9 +507,10 @@ TEST_F(NeurondServiceTest, ASessionThatNeverAttachesIsEndedAfterTheGrace) {
   auto observer = Connect();
   RawClient idle(daemon_->address());
   v1::HelloResponse hello;
+  // Taken before the Hello: the daemon starts the session's clock while serving it.
+  const auto said_hello = std::chrono::steady_clock::now();
   ASSERT_TRUE(idle.Hello(kToken, &hello).ok());
   ASSERT_EQ(hello.status().code(), kOk);
-  const auto said_hello = std::chrono::steady_clock::now();
   ASSERT_EQ(Allocate(idle, 1 << 20).status().code(), kOk);
   v1::CoreRange range;
   range.set_first_physical_core(4);
