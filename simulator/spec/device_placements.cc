@@ -1,7 +1,7 @@
-#include "simulator/spec/device_placement.h"
-
 #include <cstdlib>
 #include <map>
+
+#include "simulator/spec/device_placement.h"
 
 // Sources: tools-driver-facts.md §1.3, AWS's neuron-ls example for trn2n.48xlarge (the only
 // 16-device listing AWS documents): PCI BDFs, CPU affinity and NUMA node per device. trnsim uses

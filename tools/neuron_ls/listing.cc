@@ -27,7 +27,6 @@ std::string MemoryText(uint64_t bytes) {
   return std::to_string(bytes / simulator::kGiB) + " GB";  // AWS's "96 GB" is 96 GiB
 }
 
-
 // The columns of `kind` with their cells for one device row.
 std::vector<std::string> DeviceCells(TableKind kind, const observe::DeviceView& device,
                                      bool links) {
@@ -118,8 +117,7 @@ std::string DeviceTable(const observe::InstanceView& view, const ListingOptions&
     }
     for (size_t i = 0; i < processes.size(); ++i) {
       const observe::ProcessView& process = *processes[i];
-      std::vector<std::string> row =
-          i == 0 ? cells : std::vector<std::string>(device_columns, "");
+      std::vector<std::string> row = i == 0 ? cells : std::vector<std::string>(device_columns, "");
       row.push_back(std::to_string(process.pid));
       row.push_back(TruncatedCommand(process.command, command_chars));
       row.push_back(process.IsRuntimeUser() ? process.runtime_version : "NA");

@@ -6,12 +6,12 @@ namespace trnsim::neuron_ls {
 namespace {
 
 // UTF-8 spellings of the drawing's characters.
-constexpr const char* kDash = "\u2013";        // EN DASH, drawn twice per link
-constexpr const char* kRight = "\u25BA";       // BLACK RIGHT-POINTING POINTER
-constexpr const char* kLeft = "\u25C4";        // BLACK LEFT-POINTING POINTER
-constexpr const char* kUp = "\u25B2";          // BLACK UP-POINTING TRIANGLE
-constexpr const char* kDown = "\u25BC";        // BLACK DOWN-POINTING TRIANGLE
-constexpr const char* kVertical = "\u2502";    // BOX DRAWINGS LIGHT VERTICAL
+constexpr const char* kDash = "\u2013";      // EN DASH, drawn twice per link
+constexpr const char* kRight = "\u25BA";     // BLACK RIGHT-POINTING POINTER
+constexpr const char* kLeft = "\u25C4";      // BLACK LEFT-POINTING POINTER
+constexpr const char* kUp = "\u25B2";        // BLACK UP-POINTING TRIANGLE
+constexpr const char* kDown = "\u25BC";      // BLACK DOWN-POINTING TRIANGLE
+constexpr const char* kVertical = "\u2502";  // BOX DRAWINGS LIGHT VERTICAL
 
 // Cell centres sit at column 6 + 9·c: "*––►" (4) then "[" and "%2d" put the units digit at 6,
 // and each further cell adds "]◄––►[" plus the cell (9 columns).

@@ -19,12 +19,18 @@ constexpr char kSessionKeyMetadata[] = "trnsim-session-key";
 
 std::string CategoryName(int category) {
   switch (category) {
-    case v1::MEMORY_CATEGORY_TENSOR: return "tensors";
-    case v1::MEMORY_CATEGORY_CONSTANT: return "constants";
-    case v1::MEMORY_CATEGORY_SCRATCHPAD: return "model_shared_scratchpad";
-    case v1::MEMORY_CATEGORY_CODE: return "model_code";
-    case v1::MEMORY_CATEGORY_MISC: return "runtime_memory";
-    default: return "uncategorized";
+    case v1::MEMORY_CATEGORY_TENSOR:
+      return "tensors";
+    case v1::MEMORY_CATEGORY_CONSTANT:
+      return "constants";
+    case v1::MEMORY_CATEGORY_SCRATCHPAD:
+      return "model_shared_scratchpad";
+    case v1::MEMORY_CATEGORY_CODE:
+      return "model_code";
+    case v1::MEMORY_CATEGORY_MISC:
+      return "runtime_memory";
+    default:
+      return "uncategorized";
   }
 }
 
@@ -34,14 +40,13 @@ Status CallError(const std::string& address, const char* rpc, const grpc::Status
   const std::string prefix = "neurond at " + address + ": " + rpc + " failed: ";
   switch (status.error_code()) {
     case grpc::StatusCode::UNAVAILABLE:
-      return FailureError("neurond at " + address + " is unreachable (" +
-                          status.error_message() + "); is the daemon running, with TLS "
+      return FailureError("neurond at " + address + " is unreachable (" + status.error_message() +
+                          "); is the daemon running, with TLS "
                           "(TRNSIM_TLS_CA) if it was started with --tls-cert?");
     case grpc::StatusCode::DEADLINE_EXCEEDED:
       return Status(StatusCode::kTimeout, prefix + "no answer before the deadline");
     case grpc::StatusCode::UNAUTHENTICATED:
-      return InvalidError(prefix + "refused (" + status.error_message() +
-                          "); check TRNSIM_TOKEN");
+      return InvalidError(prefix + "refused (" + status.error_message() + "); check TRNSIM_TOKEN");
     default:
       return FailureError(prefix + status.error_message());
   }
@@ -78,8 +83,7 @@ StatusOr<DaemonStatus> ReadDaemonStatus(const driver::DeviceOptions& connection,
   }
 
   v1::StatusResponse status;
-  rpc = stub->Status(Context(deadline, welcome.session_key()).get(), v1::StatusRequest(),
-                     &status);
+  rpc = stub->Status(Context(deadline, welcome.session_key()).get(), v1::StatusRequest(), &status);
   // Goodbye whatever Status said: the session must not outlive this call.
   v1::GoodbyeResponse bye;
   (void)stub->Goodbye(Context(deadline, welcome.session_key()).get(), v1::GoodbyeRequest(), &bye);
@@ -100,8 +104,7 @@ StatusOr<DaemonStatus> ReadDaemonStatus(const driver::DeviceOptions& connection,
   const int hbm_stacks = (*spec)->chip->hbm_stacks;
   std::map<uint64_t, std::vector<int>> cores_of;
   for (const v1::CoreStatus& core : status.cores()) {
-    if (core.owner_session_id() != 0 && core.physical_core() >= 0 &&
-        core.physical_core() < cores) {
+    if (core.owner_session_id() != 0 && core.physical_core() >= 0 && core.physical_core() < cores) {
       cores_of[core.owner_session_id()].push_back(core.physical_core());
     }
   }

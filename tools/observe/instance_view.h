@@ -38,9 +38,9 @@ struct ProcessMemory {
 struct ProcessView {
   uint64_t session_id = 0;
   int64_t pid = 0;
-  std::string command;          // its command line, as it sent it
-  std::string runtime_version;  // empty: not a runtime user (e.g. a tool such as neuron-ls)
-  bool is_observer = false;     // the session the snapshot itself opened
+  std::string command;              // its command line, as it sent it
+  std::string runtime_version;      // empty: not a runtime user (e.g. a tool such as neuron-ls)
+  bool is_observer = false;         // the session the snapshot itself opened
   std::vector<int> physical_cores;  // instance-wide physical cores it holds, ascending
   std::vector<ProcessMemory> memory;
   uint32_t loaded_programs = 0;
