@@ -107,7 +107,13 @@ StatusOr<DaemonStatus> ReadDaemonStatus(const driver::DeviceOptions& connection,
     if (core.owner_session_id() != 0 && core.physical_core() >= 0 && core.physical_core() < cores) {
       cores_of[core.owner_session_id()].push_back(core.physical_core());
     }
+    if (core.physical_core() >= 0 && core.physical_core() < cores) {
+      result.cores.push_back(
+          {core.physical_core(), core.owner_session_id(), core.executions(), core.busy_ps()});
+    }
   }
+  std::sort(result.cores.begin(), result.cores.end(),
+            [](const CoreView& a, const CoreView& b) { return a.physical_core < b.physical_core; });
   for (const v1::SessionStatus& session : status.sessions()) {
     ProcessView process;
     process.session_id = session.session_id();

@@ -25,6 +25,7 @@ namespace trnsim::observe {
 struct DaemonStatus {
   const simulator::InstanceSpec* instance = nullptr;  // the daemon's instance type
   std::vector<ProcessView> processes;  // every session, ascending id; is_observer marks ours
+  std::vector<CoreView> cores;         // every physical core the daemon reported, ascending
 };
 
 // `connection` uses address, token, tls_ca_file and tls_server_name.

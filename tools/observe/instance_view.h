@@ -51,6 +51,14 @@ struct ProcessView {
   bool IsRuntimeUser() const { return !runtime_version.empty(); }
 };
 
+// One physical core's counters (daemon only).
+struct CoreView {
+  int physical_core = 0;          // instance-wide
+  uint64_t owner_session_id = 0;  // 0: free
+  uint64_t executions = 0;        // since the daemon started
+  uint64_t busy_ps = 0;           // simulated time spent executing since the daemon started
+};
+
 struct InstanceView {
   std::string instance_type;  // "trn2.48xlarge"
   std::string instance_id;    // emulated (instance_id.h)
@@ -59,6 +67,7 @@ struct InstanceView {
   std::string daemon_address;  // where the view came from; empty: the configured instance
   std::vector<DeviceView> devices;
   std::vector<ProcessView> processes;  // ascending session id; empty without a daemon
+  std::vector<CoreView> cores;         // every physical core, ascending; empty without a daemon
 
   // The devices `process` uses: those holding one of its cores or some of its memory,
   // ascending.

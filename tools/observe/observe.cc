@@ -22,6 +22,7 @@ StatusOr<InstanceView> ObserveInstance(const Environment& env) {
   InstanceView view = DescribeInstance(*status.instance, config.lnc);
   view.daemon_address = connection.address;
   view.processes = std::move(status.processes);
+  view.cores = std::move(status.cores);
   return view;
 }
 

@@ -47,7 +47,7 @@ DEVICE = {
 }
 SCHEMA = {"type": "array", "items": DEVICE, "minItems": 1}
 
-TYPES = {"object": dict, "array": list, "string": str}
+TYPES = {"object": dict, "array": list, "string": str, "number": (int, float)}
 
 
 def validate(value, schema, where="$"):
@@ -72,7 +72,7 @@ def validate(value, schema, where="$"):
             if key not in value:
                 problems.append(f"{where}: missing {key}")
         for key, item in value.items():
-            if key in schema["properties"]:
+            if key in schema.get("properties", {}):
                 problems += validate(item, schema["properties"][key], f"{where}.{key}")
             elif schema.get("additionalProperties") is False:
                 problems.append(f"{where}: unexpected key {key}")

@@ -147,6 +147,10 @@ TEST_F(ObserveDaemonTest, ClientCoresMemoryAndTheObserversOwnSession) {
   EXPECT_EQ(runtime.memory[0].category, "constants");
   EXPECT_GE(runtime.memory[0].bytes, uint64_t{1} << 20);
   EXPECT_THAT(view->DevicesOf(runtime), ElementsAre(2));
+  ASSERT_EQ(view->cores.size(), 128u);
+  EXPECT_EQ(view->cores[18].physical_core, 18);
+  EXPECT_EQ(view->cores[18].owner_session_id, runtime.session_id);
+  EXPECT_EQ(view->cores[20].owner_session_id, 0u);
   const ProcessView& observer = view->processes[1];
   EXPECT_TRUE(observer.is_observer);
   EXPECT_FALSE(observer.IsRuntimeUser());
