@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <condition_variable>
 #include <cstring>
-#include <fstream>
 #include <iterator>
 #include <mutex>
 #include <optional>
@@ -17,9 +16,8 @@
 
 #include "common/log.h"
 #include "driver/remote/chunking.h"
+#include "driver/remote/connection.h"
 #include "driver/remote/convert.h"
-#include "driver/remote/tls.h"
-#include "driver/remote/transport.h"
 #include "proto/neurond.grpc.pb.h"
 
 #ifndef TRNSIM_VERSION
@@ -32,7 +30,6 @@ namespace {
 constexpr char kSessionKeyMetadata[] = "trnsim-session-key";
 // Goodbye is a courtesy (the broken Attach stream ends the session anyway): never wait long.
 constexpr std::chrono::milliseconds kGoodbyeDeadline{5'000};
-constexpr size_t kMaxCommandLineBytes = 4096;
 
 const char* GrpcCodeName(grpc::StatusCode code) {
   switch (code) {
@@ -60,20 +57,6 @@ const char* GrpcCodeName(grpc::StatusCode code) {
 std::string GrpcText(const grpc::Status& status) {
   std::string text = std::string("gRPC ") + GrpcCodeName(status.error_code());
   if (!status.error_message().empty()) text += ": " + status.error_message();
-  return text;
-}
-
-// This process's command line, arguments separated by spaces, for the daemon's logs.
-std::string CommandLine() {
-  std::ifstream cmdline("/proc/self/cmdline", std::ios::binary);
-  std::string text((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());
-  if (text.empty()) {
-    std::ifstream comm("/proc/self/comm");
-    std::getline(comm, text);
-  }
-  std::replace(text.begin(), text.end(), '\0', ' ');
-  while (!text.empty() && text.back() == ' ') text.pop_back();
-  if (text.size() > kMaxCommandLineBytes) text.resize(kMaxCommandLineBytes);
   return text;
 }
 
@@ -126,14 +109,6 @@ std::optional<uint64_t> CopyChunk(const grpc::ByteBuffer& message, uint8_t* dst,
     copied += piece;
   }
   return size;
-}
-
-grpc::ChannelArguments TransferChannelArguments() {
-  grpc::ChannelArguments args;
-  for (const ChannelSetting& setting : TransferChannelSettings()) {
-    args.SetInt(setting.name, setting.value);
-  }
-  return args;
 }
 
 class RemoteDevice final : public Device {
@@ -317,7 +292,7 @@ Status RemoteDevice::Connect(const DeviceOptions& options) {
   v1::HelloRequest hello;
   hello.set_protocol_version(v1::PROTOCOL_VERSION_CURRENT);
   hello.set_client_pid(static_cast<int64_t>(getpid()));
-  hello.set_client_command(CommandLine());
+  hello.set_client_command(ClientCommandLine());
   hello.set_runtime_version(TRNSIM_VERSION);
   hello.set_token(options.token);
   v1::HelloResponse reply;
@@ -653,31 +628,6 @@ StatusOr<simulator::core::ExecutionResult> RemoteDevice::Execute(
   return result;
 }
 
-// The channel to the daemon: plaintext, or TLS trusting the roots of options.tls_ca_file
-// (and expecting options.tls_server_name, when set, in the daemon's certificate).
-StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const DeviceOptions& options) {
-  grpc::ChannelArguments arguments = TransferChannelArguments();
-  if (options.tls_ca_file.empty()) {
-    if (!options.tls_server_name.empty()) {
-      return InvalidError("a TLS server name ('" + options.tls_server_name +
-                          "') without a TLS CA file: the connection to " + options.address +
-                          " would be plaintext");
-    }
-    return grpc::CreateCustomChannel(options.address, grpc::InsecureChannelCredentials(),
-                                     arguments);
-  }
-  StatusOr<std::string> roots = ReadPemCertificates(options.tls_ca_file, "TLS CA file");
-  if (!roots.ok()) {
-    return FailureError("neurond at " + options.address + ": " + roots.status().message());
-  }
-  grpc::SslCredentialsOptions ssl;
-  ssl.pem_root_certs = *std::move(roots);
-  if (!options.tls_server_name.empty()) {
-    arguments.SetSslTargetNameOverride(options.tls_server_name);
-  }
-  return grpc::CreateCustomChannel(options.address, grpc::SslCredentials(ssl), arguments);
-}
-
 }  // namespace
 
 Status ValidateDaemonAddress(const std::string& address) {
@@ -719,7 +669,7 @@ StatusOr<std::unique_ptr<Device>> OpenRemoteDevice(const DeviceOptions& options,
                                                    const RemoteOptions& remote_options) {
   if (options.address.empty()) return InvalidError("the remote back end needs a daemon address");
   TRNSIM_RETURN_IF_ERROR(ValidateDaemonAddress(options.address));
-  TRNSIM_ASSIGN_OR_RETURN(std::shared_ptr<grpc::Channel> channel, MakeChannel(options));
+  TRNSIM_ASSIGN_OR_RETURN(std::shared_ptr<grpc::Channel> channel, OpenDaemonChannel(options));
   auto device = std::make_unique<RemoteDevice>(options.address, std::move(channel),
                                                options.tls_ca_file, remote_options);
   TRNSIM_RETURN_IF_ERROR(device->Connect(options));

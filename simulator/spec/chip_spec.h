@@ -21,6 +21,7 @@ struct ChipSpec {
   std::string core_arch;        // sysfs arch_type of a NeuronCore, "NCv3"
   std::string device_revision;  // reported in nrt_instance_info_t.device_revision
   std::string neuroncore_version;  // neuron-ls/neuron-monitor name at LNC=1 ("v3")
+  std::string neuron_device_version;  // neuron-monitor's neuron_device_version ("v4")
 
   int physical_cores = 0;       // NeuronCores per chip
   int hbm_stacks = 0;           // HBM stacks per chip; each serves physical_cores/hbm_stacks cores

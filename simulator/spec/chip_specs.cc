@@ -16,6 +16,7 @@ ChipSpec MakeTrainium2() {
   s.core_arch = "NCv3";              // [SYSFS] neuron_core*/info/architecture/arch_type
   s.device_revision = "1";           // assumption: no public source gives the string
   s.neuroncore_version = "v3";       // [NLS] "v3" at LNC=1, "v3d" at LNC=2
+  s.neuron_device_version = "v4";    // tools-driver-facts.md §3.3 (neuron-monitor, trn2)
   s.physical_cores = 8;              // [TRN2-CHIP] 8 x NeuronCore-v3; [DRV-V3] V3_NC_PER_DEVICE
   s.hbm_stacks = 4;                  // [TRN2-CHIP]; [DRV-V3] MAX_HBM_PER_DEVICE
   s.hbm_bytes_per_stack = 24 * kGiB; // [DRV-V3] V3_HBM_ACTIVE_SIZE = 0x600000000; 96 GiB/chip
@@ -50,6 +51,7 @@ ChipSpec MakeTrainium3() {
   s.device_arch = "NDv4";            // assumption: the v3 naming scheme carried forward
   s.core_arch = "NCv4";              // [TRN3-CHIP] NeuronCore-v4
   s.neuroncore_version = "v4";       // assumption: as above
+  s.neuron_device_version = "v5";    // assumption: one past Trainium2's; not published
   s.hbm_bytes_per_stack = 36 * kGiB; // [TRN3-CHIP] 144 GiB over 4 stacks
   s.sbuf_bytes_per_partition = 256 * 1024;  // [NKI-ARCH-TRN3] 32 MiB (= 128 x 256 KiB, derived)
   s.pe_max_moving_free_fp32 = 4096;  // [ISA] NC-v4 moving free up to 4096 with fp32 dst

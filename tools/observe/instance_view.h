@@ -1,0 +1,83 @@
+// InstanceView: a snapshot of one emulated instance as the observation tools (neuron-ls, later
+// neuron-top and neuron-monitor) show it — the instance, its devices with their logical cores,
+// memory, links and host placement, and the processes using it. Plain values: a view is taken
+// once (observe.h) and never changes; tools format it.
+//
+// Thread safety: a view is immutable data; share it freely.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "simulator/spec/instance_spec.h"
+
+namespace trnsim::observe {
+
+struct DeviceView {
+  int index = 0;
+  std::vector<int> logical_core_ids;  // instance-wide, the values NEURON_RT_VISIBLE_CORES takes
+  uint64_t memory_bytes = 0;          // the device's HBM
+  std::vector<int> connected;         // linked devices, neuron-ls order (device_placement.h)
+  std::string pci_bdf;                // short form "cc:00.0"
+  std::string cpu_affinity;           // "48-95,144-191"
+  int numa_node = -1;
+};
+
+// Device memory one process holds in one category on one HBM stack. `category` uses the
+// driver's sysfs names: "tensors", "constants", "model_shared_scratchpad", "model_code",
+// "runtime_memory".
+struct ProcessMemory {
+  int device = 0;
+  int hbm = 0;
+  std::string category;
+  uint64_t bytes = 0;
+};
+
+// One process attached to the instance (a daemon session).
+struct ProcessView {
+  uint64_t session_id = 0;
+  int64_t pid = 0;
+  std::string command;              // its command line, as it sent it
+  std::string runtime_version;      // empty: not a runtime user (e.g. a tool such as neuron-ls)
+  bool is_observer = false;         // the session the snapshot itself opened
+  std::vector<int> physical_cores;  // instance-wide physical cores it holds, ascending
+  std::vector<ProcessMemory> memory;
+  uint32_t loaded_programs = 0;
+  uint64_t executions = 0;         // completed, any status
+  uint64_t failed_executions = 0;  // of which failed
+  uint32_t executions_running = 0;
+
+  bool IsRuntimeUser() const { return !runtime_version.empty(); }
+};
+
+// One physical core's counters (daemon only).
+struct CoreView {
+  int physical_core = 0;          // instance-wide
+  uint64_t owner_session_id = 0;  // 0: free
+  uint64_t executions = 0;        // since the daemon started
+  uint64_t busy_ps = 0;           // simulated time spent executing since the daemon started
+};
+
+struct InstanceView {
+  std::string instance_type;  // "trn2.48xlarge"
+  std::string instance_id;    // emulated (instance_id.h)
+  int lnc = 2;                // physical cores per logical core
+  int physical_cores_per_device = 0;
+  std::string daemon_address;  // where the view came from; empty: the configured instance
+  std::vector<DeviceView> devices;
+  std::vector<ProcessView> processes;  // ascending session id; empty without a daemon
+  std::vector<CoreView> cores;         // every physical core, ascending; empty without a daemon
+
+  // The devices `process` uses: those holding one of its cores or some of its memory,
+  // ascending.
+  std::vector<int> DevicesOf(const ProcessView& process) const;
+  // True when some device has a link to another one.
+  bool HasLinks() const;
+};
+
+// The view of `spec` at `lnc` (1 or 2) with no processes: devices, cores, memory, links and
+// placement from the spec tables.
+InstanceView DescribeInstance(const simulator::InstanceSpec& spec, int lnc);
+
+}  // namespace trnsim::observe
