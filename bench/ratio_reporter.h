@@ -1,7 +1,9 @@
 // RatioReporter: Google Benchmark's console table, then a table of ratios computed from the
 // same run. It collects the mean of one rate counter ("bytes_per_second", "items_per_second")
 // for every benchmark named "<family>/<arg>" (repetitions averaged); a suite derives from it
-// and prints its ratios in PrintRatios(), reading the means with Mean(family, arg).
+// and prints its ratios in PrintRatios(), reading the means with Mean(family, arg). It also
+// keeps every benchmark's items_per_second by full name, read with Items(name), for suites that
+// report a latency beside their throughput ratios.
 #pragma once
 
 #include <benchmark/benchmark.h>
@@ -25,6 +27,8 @@ class RatioReporter : public benchmark::ConsoleReporter {
     ConsoleReporter::ReportRuns(runs);
     for (const Run& run : runs) {
       if (run.error_occurred || run.run_type != Run::RT_Iteration) continue;
+      auto items = run.counters.find("items_per_second");
+      if (items != run.counters.end()) items_[run.benchmark_name()] = items->second.value;
       auto it = run.counters.find(counter_);
       if (it == run.counters.end()) continue;
       std::string name = run.benchmark_name();
@@ -52,6 +56,13 @@ class RatioReporter : public benchmark::ConsoleReporter {
     return it == sums_.end() || it->second.count == 0 ? 0 : it->second.total / it->second.count;
   }
 
+  // The items_per_second of the benchmark named `name` (e.g. "BM_Execute/0/real_time"), or 0
+  // when it did not run.
+  double Items(const std::string& name) const {
+    auto it = items_.find(name);
+    return it == items_.end() ? 0 : it->second;
+  }
+
  private:
   struct Sum {
     double total = 0;
@@ -59,6 +70,7 @@ class RatioReporter : public benchmark::ConsoleReporter {
   };
   std::string counter_;
   std::map<std::pair<std::string, int64_t>, Sum> sums_;
+  std::map<std::string, double> items_;
 };
 
 }  // namespace trnsim::bench

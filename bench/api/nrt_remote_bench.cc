@@ -202,14 +202,6 @@ BENCHMARK(BM_TensorRead)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseReal
 class NrtRemoteRatios : public trnsim::bench::RatioReporter {
  public:
   using RatioReporter::RatioReporter;
-  void ReportRuns(const std::vector<Run>& runs) override {
-    RatioReporter::ReportRuns(runs);
-    for (const Run& run : runs) {
-      if (run.error_occurred || run.run_type != Run::RT_Iteration) continue;
-      auto it = run.counters.find("items_per_second");
-      if (it != run.counters.end()) items_[run.benchmark_name()] = it->second.value;
-    }
-  }
 
  protected:
   void PrintRatios() override {
@@ -220,15 +212,12 @@ class NrtRemoteRatios : public trnsim::bench::RatioReporter {
         std::printf("  %-15s %8.2f GB/s remote vs %8.2f GB/s in-process  ratio %.3f\n", family,
                     remote / 1e9, local / 1e9, remote / local);
     }
-    const double local = items_["BM_Execute/0/real_time"];
-    const double remote = items_["BM_Execute/1/real_time"];
+    const double local = Items("BM_Execute/0/real_time");
+    const double remote = Items("BM_Execute/1/real_time");
     if (local > 0 && remote > 0)
       std::printf("  %-15s %8.1f us remote vs %8.1f us in-process  latency x%.2f\n",
                   "BM_Execute", 1e6 / remote, 1e6 / local, local / remote);
   }
-
- private:
-  std::map<std::string, double> items_;
 };
 
 }  // namespace

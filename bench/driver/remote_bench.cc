@@ -145,14 +145,6 @@ BENCHMARK(BM_Execute)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond)->Us
 class RemoteRatios : public bench::RatioReporter {
  public:
   using RatioReporter::RatioReporter;
-  void ReportRuns(const std::vector<Run>& runs) override {
-    RatioReporter::ReportRuns(runs);
-    for (const Run& run : runs) {
-      if (run.error_occurred || run.run_type != Run::RT_Iteration) continue;
-      auto it = run.counters.find("items_per_second");
-      if (it != run.counters.end()) items_[run.benchmark_name()] = it->second.value;
-    }
-  }
 
  protected:
   void PrintRatios() override {
@@ -165,16 +157,13 @@ class RemoteRatios : public bench::RatioReporter {
           std::printf("  %-10s %-4s %8.2f GB/s remote vs %8.2f GB/s sim  ratio %.3f\n", family,
                       link, remote / 1e9, sim / 1e9, remote / sim);
       }
-      const double sim = items_["BM_Execute/0/real_time"];
-      const double remote = items_["BM_Execute/" + std::to_string(arg) + "/real_time"];
+      const double sim = Items("BM_Execute/0/real_time");
+      const double remote = Items("BM_Execute/" + std::to_string(arg) + "/real_time");
       if (sim > 0 && remote > 0)
         std::printf("  %-10s %-4s %8.1f us remote vs %8.1f us sim  latency x%.1f\n",
                     "BM_Execute", link, 1e6 / remote, 1e6 / sim, sim / remote);
     }
   }
-
- private:
-  std::map<std::string, double> items_;
 };
 
 }  // namespace
