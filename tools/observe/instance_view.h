@@ -24,15 +24,37 @@ struct DeviceView {
   int numa_node = -1;
 };
 
-// Device memory one process holds in one category on one HBM stack. `category` uses the
-// driver's sysfs names: "tensors", "constants", "model_shared_scratchpad", "model_code",
-// "runtime_memory".
+// Device memory one process holds in one category on one HBM stack for one model (or none).
+// `category` uses the driver's sysfs names: "tensors", "constants", "model_shared_scratchpad",
+// "model_code", "runtime_memory". Summing every entry of a process gives its device memory.
 struct ProcessMemory {
   int device = 0;
   int hbm = 0;
   std::string category;
   uint64_t bytes = 0;
+  uint64_t model_id = 0;  // the runtime's model id the memory was allocated for; 0: no model
 };
+
+// One model a process has loaded (its programs on the daemon, grouped by the runtime's model
+// id).
+struct ModelView {
+  uint64_t model_id = 0;            // the runtime's id (nrt_get_model_info order), never 0
+  std::string name;                 // the NEFF's name as the runtime knows it
+  std::string uuid;                 // 32 lowercase hex digits, from the NEFF header
+  int device = 0;                   // the device its cores are on
+  std::vector<int> physical_cores;  // instance-wide, ascending
+  bool is_running = false;          // an execution of it is in flight
+};
+
+// One completed execution, as the daemon measured it. The daemon keeps each session's most
+// recent ones (kRecentExecutions).
+struct ExecutionSample {
+  uint64_t finished_ms = 0;   // daemon uptime when it completed
+  uint64_t wall_ns = 0;       // host time from the Execute call to its reply (total latency)
+  uint64_t simulated_ps = 0;  // the chip model's time for it (device latency); 0 if it failed
+  bool ok = true;             // completed with NRT_SUCCESS
+};
+inline constexpr int kRecentExecutions = 1024;
 
 // One process attached to the instance (a daemon session).
 struct ProcessView {
@@ -47,6 +69,8 @@ struct ProcessView {
   uint64_t executions = 0;         // completed, any status
   uint64_t failed_executions = 0;  // of which failed
   uint32_t executions_running = 0;
+  std::vector<ModelView> models;                     // ascending model id
+  std::vector<ExecutionSample> recent_executions;    // oldest first, at most kRecentExecutions
 
   bool IsRuntimeUser() const { return !runtime_version.empty(); }
 };
@@ -57,6 +81,8 @@ struct CoreView {
   uint64_t owner_session_id = 0;  // 0: free
   uint64_t executions = 0;        // since the daemon started
   uint64_t busy_ps = 0;           // simulated time spent executing since the daemon started
+  uint64_t busy_wall_ns = 0;      // host time an execution was in flight on it (utilisation)
+  uint64_t flops = 0;             // floating-point operations of its completed executions
 };
 
 struct InstanceView {
@@ -65,6 +91,7 @@ struct InstanceView {
   int lnc = 2;                // physical cores per logical core
   int physical_cores_per_device = 0;
   std::string daemon_address;  // where the view came from; empty: the configured instance
+  uint64_t daemon_uptime_ms = 0;  // the daemon's uptime when the view was taken; 0 without one
   std::vector<DeviceView> devices;
   std::vector<ProcessView> processes;  // ascending session id; empty without a daemon
   std::vector<CoreView> cores;         // every physical core, ascending; empty without a daemon
