@@ -15,6 +15,10 @@ Usage:
       neuron-profile capture + view on every sample NEFF: the Perfetto trace passes a schema
       check, the summary's per-engine busy time equals the chip model's counters exactly.
       small: all but the 137-GFLOP matmul_bf16_4096; big: only it (labelled slow).
+  neuron_profile_test.py capture NEURON_PROFILE NEFF_DIR WORK_DIR
+      capture's options: a raw and a .npy input, --num-exec / --profile-nth-exec (one execution
+      in the profile), --check-output-determinism, --save-output(-npy) against a + b computed
+      here, and inconsistent options refused before anything is written.
 """
 import ctypes as C
 import glob
@@ -346,11 +350,63 @@ def test_samples(tool, neff_dir, work, which="small"):
     expect_eq(code, 1, "capture of a file that is not a NEFF")
 
 
+def npy_bytes(descr, shape, data):
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }" % (
+        descr, "".join(f"{d}, " for d in shape))
+    header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+    return b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode() + data
+
+
+def parse_npy(blob):
+    expect_eq(blob[:6], b"\x93NUMPY", "npy magic")
+    length = int.from_bytes(blob[8:10], "little")
+    header = blob[10:10 + length].decode()
+    return header, blob[10 + length:]
+
+
+def test_capture(tool, neff_dir, work):
+    import array
+    import random
+    rng = random.Random(7)
+    n = 512 * 1024
+    a = array.array("f", (rng.uniform(-4, 4) for _ in range(n)))
+    b = array.array("f", (rng.uniform(-4, 4) for _ in range(n)))
+    want = array.array("f", (x + y for x, y in zip(a, b))).tobytes()
+    a_file, b_file = os.path.join(work, "a.bin"), os.path.join(work, "b.npy")
+    open(a_file, "wb").write(a.tobytes())
+    open(b_file, "wb").write(npy_bytes("<f4", [512, 1024], b.tobytes()))
+    neff = os.path.join(neff_dir, "vector_add_fp32.neff")
+    session = os.path.join(work, "va.ntff")
+    code = subprocess.call([tool, "capture", "-n", neff, "-s", session, "--num-exec", "3",
+                            "--profile-nth-exec", "2", "--check-output-determinism",
+                            "--save-output", "--save-output-npy", "a", a_file, "b", b_file])
+    expect_eq(code, 0, "capture with every option")
+    doc = json.load(open(session))
+    expect_eq(len(doc["executions"]), 1, "only the profiled execution is in the profile")
+    got = open(os.path.join(work, "output_out.bin"), "rb").read()
+    expect(got == want, "saved output equals a + b")
+    header, data = parse_npy(open(os.path.join(work, "output_out.npy"), "rb").read())
+    expect("'<f4'" in header and "(512, 1024" in header, f"npy dtype and shape: {header}")
+    expect(data == want, "saved .npy data equals a + b")
+
+    wrong = os.path.join(work, "short.bin")
+    open(wrong, "wb").write(b"\0" * 12)
+    refused = [["--num-exec", "0"], ["--num-exec", "2", "--profile-nth-exec", "3"],
+               ["--check-output-determinism"], ["--exec-mode", "async"], ["a", wrong],
+               ["c", a_file]]
+    for extra in refused:
+        out = os.path.join(work, "refused.ntff")
+        code = subprocess.call([tool, "capture", "-n", neff, "-s", out] + extra,
+                               stderr=subprocess.DEVNULL)
+        expect_eq(code, 1, f"capture {' '.join(extra)} refused")
+        expect(not os.path.exists(out), f"capture {' '.join(extra)} wrote nothing")
+
+
 def main():
     mode, target, neff_dir, work = sys.argv[1:5]
     os.makedirs(work, exist_ok=True)
     test = {"api": test_api, "inspect": test_inspect, "remote": test_remote,
-            "samples": test_samples}[mode]
+            "samples": test_samples, "capture": test_capture}[mode]
     test(target, neff_dir, work, *sys.argv[5:])
     if failures:
         print(f"{len(failures)} failure(s)")

@@ -1,6 +1,8 @@
 #include "tools/neuron_profile/capture.h"
 
+#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -12,6 +14,7 @@
 #include "nrt/nrt_experimental.h"
 #include "nrt/nrt_profile.h"
 #include "runtime/neff/header.h"
+#include "runtime/neff/npy.h"
 
 namespace trnsim::neuron_profile {
 namespace {
@@ -20,6 +23,46 @@ StatusOr<std::vector<uint8_t>> ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return InvalidError("cannot read '" + path + "'");
   return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+}
+
+// The array data of a *.npy file, or the whole of any other file.
+StatusOr<std::vector<uint8_t>> ReadInput(const std::string& path) {
+  TRNSIM_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ReadFile(path));
+  if (!neff::IsNpyFileName(path)) return bytes;
+  TRNSIM_ASSIGN_OR_RETURN(neff::NpyArray array, neff::ParseNpy(bytes, path));
+  return std::vector<uint8_t>(bytes.begin() + static_cast<ptrdiff_t>(array.data_offset),
+                              bytes.end());
+}
+
+// numpy's name for an element type; bfloat16 and the fp8 types have none, so they are written as
+// unsigned integers of their width.
+std::string NpyDescr(nrt_dtype_t dtype) {
+  switch (dtype) {
+    case NRT_DTYPE_UINT64: return "<u8";
+    case NRT_DTYPE_INT8: return "|i1";
+    case NRT_DTYPE_UINT8:
+    case NRT_DTYPE_FP8_E3:
+    case NRT_DTYPE_FP8_E4:
+    case NRT_DTYPE_FP8_E5: return "|u1";
+    case NRT_DTYPE_INT16: return "<i2";
+    case NRT_DTYPE_UINT16:
+    case NRT_DTYPE_BFLOAT16: return "<u2";
+    case NRT_DTYPE_FLOAT16: return "<f2";
+    case NRT_DTYPE_INT32: return "<i4";
+    case NRT_DTYPE_UINT32: return "<u4";
+    case NRT_DTYPE_FLOAT32:
+    case NRT_DTYPE_FP32R: return "<f4";
+    case NRT_DTYPE_INT64: return "<i8";
+    default: return "|u1";
+  }
+}
+
+Status WriteFile(const std::string& path, std::span<const uint8_t> bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out) return InvalidError("cannot write '" + path + "'");
+  return Status::Ok();
 }
 
 Status Nrt(NRT_STATUS status, const std::string& step) {
@@ -66,7 +109,7 @@ class Session {
         TRNSIM_RETURN_IF_ERROR(Nrt(nrt_tensor_memset(tensor, 0, 0, t.size), "nrt_tensor_memset"));
         continue;
       }
-      TRNSIM_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ReadFile(file->second));
+      TRNSIM_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ReadInput(file->second));
       if (bytes.size() != t.size) {
         return InvalidError("input '" + file->first + "' from '" + file->second + "' has " +
                             std::to_string(bytes.size()) + " bytes; the model wants " +
@@ -79,16 +122,116 @@ class Session {
     if (!files.empty()) {
       return InvalidError("the model has no input named '" + files.begin()->first + "'");
     }
-    TRNSIM_RETURN_IF_ERROR(
-        Nrt(nrt_profile_start(model_, args.session.c_str()), "nrt_profile_start"));
-    NRT_STATUS executed = nrt_execute(model_, inputs_, outputs_);
-    // The profile is written even when the execution failed: it shows where it stopped.
-    Status stopped = Nrt(nrt_profile_stop(args.session.c_str()), "nrt_profile_stop");
-    TRNSIM_RETURN_IF_ERROR(Nrt(executed, "nrt_execute"));
-    return stopped;
+    for (int n = 1; n <= args.num_exec; ++n) {
+      TRNSIM_RETURN_IF_ERROR(ExecuteOnce(args, n));
+    }
+    return Status::Ok();
   }
 
  private:
+  // Execution `n` (1-based) of the capture: profiled when it is the nth, checked and saved as
+  // asked.
+  Status ExecuteOnce(const CaptureArgs& args, int n) {
+    const bool profiled = n == args.profile_nth_exec;
+    if (profiled) {
+      TRNSIM_RETURN_IF_ERROR(
+          Nrt(nrt_profile_start(model_, args.session.c_str()), "nrt_profile_start"));
+    }
+    const std::string step = "nrt_execute (execution " + std::to_string(n) + ")";
+    Status executed = Nrt(nrt_execute(model_, inputs_, outputs_), step);
+    // The profile is written even when the execution failed: it shows where it stopped.
+    if (profiled) {
+      TRNSIM_RETURN_IF_ERROR(Nrt(nrt_profile_stop(args.session.c_str()), "nrt_profile_stop"));
+    }
+    if (!executed.ok()) {
+      if (!args.ignore_exec_errors) return executed;
+      std::fprintf(stderr, "neuron-profile: %s (ignored)\n", executed.ToString().c_str());
+      return Status::Ok();
+    }
+    if (!args.check_output_determinism && !(profiled && (args.save_output || args.save_output_npy)))
+      return Status::Ok();
+    TRNSIM_ASSIGN_OR_RETURN(std::vector<std::vector<uint8_t>> outputs, ReadOutputs());
+    if (args.check_output_determinism) {
+      if (first_outputs_.empty()) {
+        first_outputs_ = outputs;
+        first_ok_ = n;
+      } else {
+        TRNSIM_RETURN_IF_ERROR(CompareOutputs(outputs, n));
+      }
+    }
+    if (profiled) TRNSIM_RETURN_IF_ERROR(SaveOutputs(args, outputs));
+    return Status::Ok();
+  }
+
+  // Every output tensor's bytes, in tensor-info order (outputs only).
+  StatusOr<std::vector<std::vector<uint8_t>>> ReadOutputs() {
+    std::vector<std::vector<uint8_t>> outputs;
+    size_t index = 0;
+    for (uint64_t i = 0; i < info_->tensor_count; ++i) {
+      const nrt_tensor_info_t& t = info_->tensor_array[i];
+      nrt_tensor_t* tensor = tensors_[index++];
+      if (t.usage == NRT_TENSOR_USAGE_INPUT) continue;
+      std::vector<uint8_t> bytes(t.size);
+      TRNSIM_RETURN_IF_ERROR(Nrt(nrt_tensor_read(tensor, bytes.data(), 0, bytes.size()),
+                                 std::string("nrt_tensor_read(") + t.name + ")"));
+      outputs.push_back(std::move(bytes));
+    }
+    return outputs;
+  }
+
+  Status CompareOutputs(const std::vector<std::vector<uint8_t>>& outputs, int n) const {
+    size_t k = 0;
+    for (uint64_t i = 0; i < info_->tensor_count; ++i) {
+      const nrt_tensor_info_t& t = info_->tensor_array[i];
+      if (t.usage == NRT_TENSOR_USAGE_INPUT) continue;
+      const std::vector<uint8_t>& got = outputs[k];
+      const std::vector<uint8_t>& want = first_outputs_[k];
+      ++k;
+      for (size_t b = 0; b < got.size(); ++b) {
+        if (got[b] != want[b]) {
+          return FailureError("output '" + std::string(t.name) + "' of execution " +
+                              std::to_string(n) + " differs from execution " +
+                              std::to_string(first_ok_) + " at byte " + std::to_string(b));
+        }
+      }
+    }
+    return Status::Ok();
+  }
+
+  Status SaveOutputs(const CaptureArgs& args, const std::vector<std::vector<uint8_t>>& outputs) {
+    if (!args.save_output && !args.save_output_npy) return Status::Ok();
+    const std::filesystem::path dir = std::filesystem::path(args.session).parent_path();
+    size_t k = 0;
+    for (uint64_t i = 0; i < info_->tensor_count; ++i) {
+      const nrt_tensor_info_t& t = info_->tensor_array[i];
+      if (t.usage == NRT_TENSOR_USAGE_INPUT) continue;
+      const std::vector<uint8_t>& bytes = outputs[k++];
+      std::string stem = "output_" + std::string(t.name);
+      for (char& c : stem) {
+        if (c == '/') c = '_';
+      }
+      if (args.save_output) {
+        TRNSIM_RETURN_IF_ERROR(WriteFile((dir / (stem + ".bin")).string(), bytes));
+      }
+      if (args.save_output_npy) {
+        std::vector<uint64_t> shape(t.shape, t.shape + t.ndim);
+        const std::string descr = NpyDescr(t.dtype);
+        uint64_t elements = 1;
+        for (uint64_t d : shape) elements *= d;
+        const uint64_t item = static_cast<uint64_t>(std::stoi(descr.substr(2)));
+        // A shape that does not account for every byte is written flat, one byte per element.
+        const bool consistent = t.ndim > 0 && elements * item == bytes.size();
+        std::vector<uint8_t> npy =
+            consistent ? neff::MakeNpy(descr, shape, bytes)
+                       : neff::MakeNpy("|u1", {static_cast<uint64_t>(bytes.size())}, bytes);
+        TRNSIM_RETURN_IF_ERROR(WriteFile((dir / (stem + ".npy")).string(), npy));
+      }
+    }
+    return Status::Ok();
+  }
+
+  std::vector<std::vector<uint8_t>> first_outputs_;
+  int first_ok_ = 0;
   bool initialised_ = false;
   nrt_model_t* model_ = nullptr;
   nrt_tensor_info_array_t* info_ = nullptr;
@@ -100,6 +243,16 @@ class Session {
 }  // namespace
 
 Status Capture(const CaptureArgs& args) {
+  if (args.num_exec < 1) {
+    return InvalidError("--num-exec must be at least 1, not " + std::to_string(args.num_exec));
+  }
+  if (args.profile_nth_exec < 1 || args.profile_nth_exec > args.num_exec) {
+    return InvalidError("--profile-nth-exec " + std::to_string(args.profile_nth_exec) +
+                        " is not between 1 and --num-exec " + std::to_string(args.num_exec));
+  }
+  if (args.check_output_determinism && args.num_exec < 2) {
+    return InvalidError("--check-output-determinism needs --num-exec of at least 2");
+  }
   TRNSIM_ASSIGN_OR_RETURN(std::vector<uint8_t> neff, ReadFile(args.neff));
   StatusOr<neff::Header> header = neff::DecodeHeader(neff);
   if (!header.ok())

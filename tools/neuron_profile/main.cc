@@ -1,6 +1,8 @@
 // neuron-profile: capture and view trnsim device profiles (docs/profiling.md).
 //
-//   neuron-profile capture -n K.neff [-s profile.ntff] [NAME FILE ...]
+//   neuron-profile capture -n K.neff [-s profile.ntff] [--num-exec N] [--profile-nth-exec K]
+//                          [--ignore-exec-errors] [--check-output-determinism]
+//                          [--save-output] [--save-output-npy] [NAME FILE ...]
 //   neuron-profile view -n K.neff -s profile.ntff
 //                       --output-format summary-text|summary-json|json|perfetto
 //                       [--output-file PATH]
@@ -69,7 +71,24 @@ int Run(int argc, char** argv) {
   cap->add_option("-n,--neff", capture.neff, "the NEFF")->required();
   cap->add_option("-s,--session-file", capture.session, "the profile to write")
       ->capture_default_str();
-  cap->add_option("inputs", pairs, "NAME FILE pairs: raw input tensors (others are zeros)");
+  cap->add_option("--num-exec", capture.num_exec, "how many times to execute the NEFF")
+      ->capture_default_str();
+  cap->add_option("--profile-nth-exec", capture.profile_nth_exec,
+                  "which execution (1-based) to profile")
+      ->capture_default_str();
+  std::string capture_type = "profile", exec_mode = "sync";
+  cap->add_option("-t,--capture-type", capture_type, "profile (device profile)")
+      ->capture_default_str();
+  cap->add_option("--exec-mode", exec_mode, "sync")->capture_default_str();
+  cap->add_flag("--ignore-exec-errors", capture.ignore_exec_errors,
+                "report failed executions and keep going");
+  cap->add_flag("--check-output-determinism", capture.check_output_determinism,
+                "fail when an execution's outputs differ from the first one's");
+  cap->add_flag("--save-output", capture.save_output,
+                "write the profiled execution's outputs as output_<name>.bin");
+  cap->add_flag("--save-output-npy", capture.save_output_npy,
+                "write the profiled execution's outputs as output_<name>.npy");
+  cap->add_option("inputs", pairs, "NAME FILE pairs: input tensors, raw or .npy (others are zeros)");
 
   ViewArgs view;
   CLI::App* vw = app.add_subcommand("view", "Show a device profile");
@@ -86,6 +105,13 @@ int Run(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : 2;
   }
   if (cap->parsed()) {
+    if (capture_type != "profile" || exec_mode != "sync") {
+      std::fprintf(stderr,
+                   "neuron-profile: not implemented in trnsim yet: --capture-type %s "
+                   "--exec-mode %s (only profile and sync)\n",
+                   capture_type.c_str(), exec_mode.c_str());
+      return 1;
+    }
     if (pairs.size() % 2 != 0) {
       std::fprintf(stderr, "neuron-profile: inputs come in NAME FILE pairs\n");
       return 2;
