@@ -43,7 +43,8 @@ StatusOr<std::unique_ptr<Terminal>> Terminal::Open() {
     return FailureError("needs a terminal: stdin or stdout is not one");
   }
   // newterm, unlike initscr, returns an error instead of exiting on an unknown TERM.
-  if (newterm(nullptr, stdout, stdin) == nullptr) {
+  SCREEN* screen = newterm(nullptr, stdout, stdin);
+  if (screen == nullptr) {
     return FailureError("cannot drive this terminal (TERM unset or unknown?)");
   }
   cbreak();
@@ -57,10 +58,13 @@ StatusOr<std::unique_ptr<Terminal>> Terminal::Open() {
     init_pair(kPairTab, COLOR_GREEN, -1);
     init_pair(kPairError, COLOR_RED, -1);
   }
-  return std::unique_ptr<Terminal>(new Terminal());
+  return std::unique_ptr<Terminal>(new Terminal(screen));
 }
 
-Terminal::~Terminal() { endwin(); }
+Terminal::~Terminal() {
+  endwin();
+  delscreen(screen_);
+}
 
 int Terminal::Width() const { return getmaxx(stdscr); }
 int Terminal::Height() const { return getmaxy(stdscr); }

@@ -1,6 +1,7 @@
 // The ncurses side of neuron-top: takes over the terminal (raw keys, no echo, hidden cursor,
 // colours when the terminal has them), draws a Screen (screen.h) and reads one key at a time,
-// translated to ui_state.h's keys. The terminal is restored when the Terminal is destroyed.
+// translated to ui_state.h's keys. The terminal is restored, and ncurses' screen freed, when the
+// Terminal is destroyed.
 //
 // Errors: Open() fails (NRT_FAILURE, one line) when stdin/stdout is not a terminal ncurses can
 // drive (e.g. TERM unset or unknown).
@@ -13,6 +14,8 @@
 
 #include "common/status_or.h"
 #include "tools/neuron_top/screen.h"
+
+struct screen;  // ncurses' SCREEN, kept out of this header (its macros clash with C++ names)
 
 namespace trnsim::neuron_top {
 
@@ -33,7 +36,8 @@ class Terminal {
   static constexpr int kResized = -2;
 
  private:
-  Terminal() = default;
+  explicit Terminal(::screen* screen) : screen_(screen) {}
+  ::screen* screen_;
 };
 
 }  // namespace trnsim::neuron_top

@@ -2,8 +2,8 @@
 """neuron-top driven in a real terminal (tmux, 200x60), as a person would use it.
 
   neuron_top_tmux_test.py errors NEURON_TOP WORKDIR
-      an unknown argument exits 2 with a usage hint; a malformed setting or no terminal exits 1
-      with one line.
+      an unknown argument exits 2 with a usage hint; a malformed setting, no terminal or an
+      unknown TERM exits 1 with one line.
   neuron_top_tmux_test.py local NEURON_TOP WORKDIR
       no daemon: the configured trn2.48xlarge at LNC 1 — title, 16 rows ND0..ND15 of NC0..NC7,
       the only tab [1]:all; a resize to 50x12 and back keeps it drawing; q exits 0.
@@ -12,15 +12,18 @@
       vector_add (LNC 2) in a loop on logical cores 0 and 1: title with the instance type, the
       utilisation grid (ND0, NC0..NC3), tabs [1]:all [2]:<pid> [3]:<pid>; keys 2, d, a switch
       tabs; x expands the tree (ND, NC, categories) and collapses it; Enter toggles the selected
-      node; f switches the grid to TFLOPS and back; once the clients and the daemon are gone
+      node; f switches the grid to TFLOPS and back; keys still work while the daemon is stopped
+      (SIGSTOP) mid-refresh; once the clients and the daemon are gone
       the status line shows the daemon unreachable and neuron-top keeps running; q exits 0 and
       the pane's process ends.
 The screen is polled with capture-pane until what is awaited shows, never with fixed sleeps.
 Last line: "N passed, M failed"; exit status 1 on any failure.
 """
 import os
+import pty
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -142,6 +145,15 @@ def errors(binary, workdir):
                proc.stderr.startswith("neuron-top: ") and word in proc.stderr,
                f"{env}: want exit 1 and one line naming {word!r}: {proc.returncode} "
                f"{proc.stderr!r}")
+    # A terminal ncurses does not know (on a pty, so that it is a terminal).
+    primary, secondary = pty.openpty()
+    proc = subprocess.run([binary], stdin=secondary, stdout=secondary, stderr=subprocess.PIPE,
+                          text=True, timeout=30, env=clean_env(TERM="no-such-terminal"))
+    os.close(secondary)
+    os.close(primary)
+    expect(proc.returncode == 1 and proc.stderr.count("\n") == 1 and
+           "cannot drive this terminal" in proc.stderr,
+           f"unknown TERM: {proc.returncode} {proc.stderr!r}")
     proc = subprocess.run([binary, "--help"], capture_output=True, text=True, timeout=30,
                           env=clean_env())
     expect(proc.returncode == 0 and "--refresh-period" in proc.stdout, "--help")
@@ -260,6 +272,18 @@ def remote(binary, neurond, cc, prefix, source, workdir):
         expect(lines_matching(screen, r"ND0 ")[0].count("TF]") == 4, "TFLOPS cells")
         tmux.keys("f")
         tmux.wait_for(has(r"^NeuronCore v3d Utilization"), "f switches back")
+
+        # A daemon that does not answer (stopped) holds up the refresh thread, not the keys.
+        with open(base + ".pid") as f:
+            daemon_pid = int(f.read())
+        os.kill(daemon_pid, signal.SIGSTOP)
+        try:
+            time.sleep(1.5)  # a refresh is now waiting on the daemon
+            tmux.keys("3")
+            tmux.wait_for(has(rf">\[3\]:{tab3}<"), "keys work while the daemon does not answer",
+                          timeout=5)
+        finally:
+            os.kill(daemon_pid, signal.SIGCONT)
 
         # The daemon goes away: the status line says so and neuron-top keeps running.
         for c in clients:
