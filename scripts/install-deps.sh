@@ -11,7 +11,7 @@ packages=(
   libboost-dev
   libeigen3-dev
   nlohmann-json3-dev libarchive-dev libssl-dev zlib1g-dev libcli11-dev
-  libncurses-dev
+  libncurses-dev tmux
   clang libclang-rt-14-dev
 )
 

@@ -26,7 +26,7 @@
 #include <set>
 #include <string>
 
-#include "tools/neuron_monitor/host_stats.h"
+#include "tools/observe/host_stats.h"
 #include "tools/observe/instance_view.h"
 
 namespace trnsim::neuron_monitor {
@@ -47,7 +47,7 @@ class ReportBuilder {
  private:
   double PeriodOf(const std::string& key, std::chrono::steady_clock::time_point now);
 
-  HostSampler host_;
+  observe::HostSampler host_;
   std::map<std::string, std::chrono::steady_clock::time_point> last_collected_;
   std::map<int, uint64_t> last_busy_ps_;  // physical core -> busy_ps at the last collection
 };

@@ -1,11 +1,11 @@
-#include "tools/neuron_monitor/host_stats.h"
+#include "tools/observe/host_stats.h"
 
 #include <unistd.h>
 
 #include <fstream>
 #include <sstream>
 
-namespace trnsim::neuron_monitor {
+namespace trnsim::observe {
 namespace {
 
 using nlohmann::ordered_json;
@@ -139,4 +139,4 @@ ordered_json HostSampler::ProcessVcpuUsage(int64_t pid) {
   return out;
 }
 
-}  // namespace trnsim::neuron_monitor
+}  // namespace trnsim::observe

@@ -1,6 +1,7 @@
-// The host's CPU and memory figures neuron-monitor reports (vcpu_usage, memory_info,
-// neuron_runtime_vcpu_usage), read from /proc. Percentages are of the interval between two
-// samples; the first report's interval starts when the sampler was made.
+// The host's CPU and memory figures the observation tools show (neuron-monitor's vcpu_usage,
+// memory_info and neuron_runtime_vcpu_usage; neuron-top's vCPU panel), read from /proc.
+// Percentages are of the interval between two samples; the first report's interval starts when
+// the sampler was made.
 //
 // Errors: an unreadable /proc file yields zeros and a non-empty `error` in that group, never a
 // failure of the whole report.
@@ -14,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace trnsim::neuron_monitor {
+namespace trnsim::observe {
 
 class HostSampler {
  public:
@@ -41,4 +42,4 @@ class HostSampler {
   uint64_t TotalTicks();
 };
 
-}  // namespace trnsim::neuron_monitor
+}  // namespace trnsim::observe
