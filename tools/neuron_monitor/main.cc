@@ -50,28 +50,8 @@ struct Group {
   Clock::time_point due;
 };
 
-// The report with only the groups collected this time, for the Prometheus converter (its
-// counters add each group's counts once per collection).
-nlohmann::ordered_json DueOnly(const nlohmann::ordered_json& report,
-                               const std::set<std::string>& due_runtime,
-                               const std::set<std::string>& due_system) {
-  nlohmann::ordered_json due = report;
-  for (nlohmann::ordered_json& runtime : due["neuron_runtime_data"]) {
-    nlohmann::ordered_json& groups = runtime["report"];
-    for (auto it = groups.begin(); it != groups.end();) {
-      it = due_runtime.count(it.key()) ? std::next(it) : groups.erase(it);
-    }
-  }
-  nlohmann::ordered_json& system = due["system_data"];
-  for (auto it = system.begin(); it != system.end();) {
-    it = due_system.count(it.key()) ? std::next(it) : system.erase(it);
-  }
-  return due;
-}
-
 double UnixSeconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 int Run(int argc, char** argv) {
@@ -145,7 +125,7 @@ int Run(int argc, char** argv) {
     builder.Collect(*view, due_runtime, filter, due_system, now, &report);
     if (server) {
       for (const std::string& message :
-           converter.Apply(DueOnly(report, due_runtime, due_system), UnixSeconds())) {
+           converter.Apply(nm::CollectedGroups(report, due_runtime, due_system), UnixSeconds())) {
         if (verbose > 0) std::fprintf(stderr, "neuron-monitor: %s\n", message.c_str());
       }
       server->Publish(nm::FormatPrometheusText(converter.families()));

@@ -51,10 +51,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
     parser_.emplace();
     parser_->body_limit(kBodyLimitBytes);
     stream_.expires_after(kIdleTimeout);
-    http::async_read(stream_, buffer_, *parser_,
-                     [self = shared_from_this()](beast::error_code ec, size_t) {
-                       self->OnRead(ec);
-                     });
+    http::async_read(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this()](beast::error_code ec, size_t) { self->OnRead(ec); });
   }
 
  private:
@@ -99,16 +98,14 @@ class Connection : public std::enable_shared_from_this<Connection> {
     if (head) {
       // Only the header: the Content-Length above stays what GET would send.
       serializer_.emplace(response_);
-      http::async_write_header(stream_, *serializer_,
-                               [self = shared_from_this()](beast::error_code ec, size_t) {
-                                 self->OnWritten(ec);
-                               });
+      http::async_write_header(
+          stream_, *serializer_,
+          [self = shared_from_this()](beast::error_code ec, size_t) { self->OnWritten(ec); });
       return;
     }
-    http::async_write(stream_, response_,
-                      [self = shared_from_this()](beast::error_code ec, size_t) {
-                        self->OnWritten(ec);
-                      });
+    http::async_write(
+        stream_, response_,
+        [self = shared_from_this()](beast::error_code ec, size_t) { self->OnWritten(ec); });
   }
 
   void OnWritten(beast::error_code ec) {
@@ -156,9 +153,8 @@ StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Start(const std::string&
   const std::string where = address + ":" + std::to_string(port);
   beast::error_code ec;
   tcp::resolver resolver(impl->io);
-  const auto results = resolver.resolve(address, std::to_string(port),
-                                        tcp::resolver::passive | tcp::resolver::numeric_service,
-                                        ec);
+  const auto results = resolver.resolve(
+      address, std::to_string(port), tcp::resolver::passive | tcp::resolver::numeric_service, ec);
   if (ec || results.empty()) {
     return FailureError("cannot listen on " + where + ": " +
                         (ec ? ec.message() : std::string("no address")));
@@ -172,8 +168,8 @@ StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Start(const std::string&
   if (ec) return FailureError("cannot listen on " + where + ": " + ec.message());
   const tcp::endpoint bound = acceptor.local_endpoint(ec);
   const std::string host = bound.address().to_string();
-  impl->endpoint = (bound.address().is_v6() ? "[" + host + "]" : host) + ":" +
-                   std::to_string(bound.port());
+  impl->endpoint =
+      (bound.address().is_v6() ? "[" + host + "]" : host) + ":" + std::to_string(bound.port());
   impl->Accept();
   Impl* raw = impl.get();
   impl->thread = std::thread([raw] {

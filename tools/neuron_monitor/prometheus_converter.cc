@@ -60,6 +60,30 @@ std::string TagOf(const PrometheusLabels& labels) {
 
 }  // namespace
 
+ordered_json CollectedGroups(const ordered_json& report,
+                             const std::set<std::string>& runtime_groups,
+                             const std::set<std::string>& system_groups) {
+  ordered_json collected = report;
+  const auto keep_only = [](ordered_json* groups, const std::set<std::string>& names) {
+    if (!groups->is_object()) return;
+    for (auto it = groups->begin(); it != groups->end();) {
+      it = names.count(it.key()) ? std::next(it) : groups->erase(it);
+    }
+  };
+  if (collected.is_object() && collected.contains("neuron_runtime_data") &&
+      collected["neuron_runtime_data"].is_array()) {
+    for (ordered_json& runtime : collected["neuron_runtime_data"]) {
+      if (runtime.is_object() && runtime.contains("report")) {
+        keep_only(&runtime["report"], runtime_groups);
+      }
+    }
+  }
+  if (collected.is_object() && collected.contains("system_data")) {
+    keep_only(&collected["system_data"], system_groups);
+  }
+  return collected;
+}
+
 // The reference stays valid until the next call (families_ may grow).
 PrometheusFamily& PrometheusConverter::Family(const std::string& name, const std::string& help,
                                               PrometheusType type, bool runtime) {
@@ -99,10 +123,9 @@ void PrometheusConverter::MemoryUsed(const ordered_json& data, const PrometheusL
   }
   const ordered_json& per_core = used.at("usage_breakdown").at("neuroncore_memory_usage");
   for (const char* category : kCategories) {
-    PrometheusFamily& f =
-        Family(std::string("neuroncore_memory_usage_") + category,
-               std::string("NeuronCore memory utilization for ") + category,
-               PrometheusType::kGauge, true);
+    PrometheusFamily& f = Family(std::string("neuroncore_memory_usage_") + category,
+                                 std::string("NeuronCore memory utilization for ") + category,
+                                 PrometheusType::kGauge, true);
     for (const auto& [index, core] : per_core.items()) {
       const PrometheusLabels core_labels =
           With(With(labels, "memory_location", "None"), "neuroncore", IndexLabel(index));
@@ -203,8 +226,7 @@ void PrometheusConverter::DropRuntimes(const std::set<std::string>& keep_tags) {
   }
 }
 
-std::vector<std::string> PrometheusConverter::Apply(const ordered_json& report,
-                                                    double now_unix_s) {
+std::vector<std::string> PrometheusConverter::Apply(const ordered_json& report, double now_unix_s) {
   std::vector<std::string> messages;
   if (!report.is_object()) return {"report is not a JSON object"};
   const auto string_at = [](const ordered_json& object, const char* key) {
@@ -269,12 +291,12 @@ std::vector<std::string> PrometheusConverter::Apply(const ordered_json& report,
   if (!hardware_info_set_ && hardware != nullptr) {
     const auto count = [&](const char* key) {
       const auto it = hardware->find(key);
-      return it != hardware->end() && it->is_number_integer()
-                 ? std::to_string(it->get<long long>())
-                 : std::string("None");
+      return it != hardware->end() && it->is_number_integer() ? std::to_string(it->get<long long>())
+                                                              : std::string("None");
     };
-    PrometheusLabels labels = {{"neuron_device_count", count("neuron_device_count")},
-                               {"neuroncore_per_device_count", count("neuroncore_per_device_count")}};
+    PrometheusLabels labels = {
+        {"neuron_device_count", count("neuron_device_count")},
+        {"neuroncore_per_device_count", count("neuroncore_per_device_count")}};
     labels.insert(labels.end(), instance_labels_.begin(), instance_labels_.end());
     Family("neuron_hardware", "Neuron Hardware Information", PrometheusType::kInfo, false)
         .Child(labels, now_unix_s);

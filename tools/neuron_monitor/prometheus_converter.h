@@ -45,6 +45,13 @@
 
 namespace trnsim::neuron_monitor {
 
+// `report` with only the groups named in `runtime_groups` (in each runtime entry's "report")
+// and `system_groups` (in "system_data"): what to pass to Apply when groups are collected at
+// different periods and the report keeps the last values of those not collected this time.
+nlohmann::ordered_json CollectedGroups(const nlohmann::ordered_json& report,
+                                       const std::set<std::string>& runtime_groups,
+                                       const std::set<std::string>& system_groups);
+
 class PrometheusConverter {
  public:
   // Folds one report into the metrics at wall-clock time `now_unix_s` (counters' _created).

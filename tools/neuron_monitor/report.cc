@@ -16,8 +16,7 @@ constexpr const char* kCategories[] = {"constants", "model_code", "model_shared_
                                        "runtime_memory", "tensors"};
 
 // A model's own memory: the shared scratchpad belongs to no model (as in AWS's reports).
-constexpr const char* kModelCategories[] = {"constants", "model_code", "runtime_memory",
-                                            "tensors"};
+constexpr const char* kModelCategories[] = {"constants", "model_code", "runtime_memory", "tensors"};
 
 ordered_json HostBreakdown() {
   return {{"application_memory", 0}, {"constants", 0}, {"dma_buffers", 0}, {"tensors", 0}};
@@ -75,8 +74,7 @@ ordered_json ReportBuilder::HardwareInfo(const observe::InstanceView& view) {
 }
 
 ordered_json ReportBuilder::NeuroncoreCounters(const observe::InstanceView& view,
-                                               const observe::ProcessView& process,
-                                               double period) {
+                                               const observe::ProcessView& process, double period) {
   ordered_json in_use = ordered_json::object();
   for (int physical : process.physical_cores) {
     observe::CoreView core;
@@ -182,7 +180,8 @@ ordered_json ReportBuilder::MemoryUsed(const observe::InstanceView& view,
         {"memory_used_bytes",
          {{"host", 0},
           {"neuron_device", model_bytes},
-          {"usage_breakdown", {{"host", HostBreakdown()}, {"neuron_device", std::move(breakdown)}}}}},
+          {"usage_breakdown",
+           {{"host", HostBreakdown()}, {"neuron_device", std::move(breakdown)}}}}},
         {"neuroncore_index", first_core / view.lnc},
         {"neuron_device_index", model.device}};
     models.push_back({{"name", model.name},
@@ -228,8 +227,7 @@ void ReportBuilder::Collect(const observe::InstanceView& view,
           NeuroncoreCounters(view, process, PeriodOf(key + "neuroncore_counters", now));
     }
     if (due_runtime.count("execution_stats")) {
-      groups["execution_stats"] =
-          ExecutionStats(process, PeriodOf(key + "execution_stats", now));
+      groups["execution_stats"] = ExecutionStats(process, PeriodOf(key + "execution_stats", now));
     }
     if (due_runtime.count("memory_used")) {
       groups["memory_used"] = MemoryUsed(view, process, PeriodOf(key + "memory_used", now));

@@ -84,7 +84,7 @@ class ReportBuilder {
 
   HostSampler host_;
   std::map<std::string, std::chrono::steady_clock::time_point> last_collected_;
-  std::map<int, CoreSample> last_cores_;     // by physical core
+  std::map<int, CoreSample> last_cores_;    // by physical core
   std::map<uint64_t, Counts> last_counts_;  // by session id
 };
 

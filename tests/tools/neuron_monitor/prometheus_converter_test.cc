@@ -1,6 +1,7 @@
 // tools/neuron_monitor's Prometheus side on synthetic reports: the exact exposition of a small
 // report (names, help texts, types, sorted labels, prometheus_client's value spelling, counters'
-// _created family, info metrics), counters adding each period's counts, runtime metrics
+// _created family, info metrics), counters adding each period's counts (a group not collected
+// this time is not counted again), runtime metrics
 // cleared when no runtime is reported and dropped for a runtime that ended, malformed groups
 // skipped with a message, and the value spelling itself.
 #include "tools/neuron_monitor/prometheus_converter.h"
@@ -29,9 +30,11 @@ ordered_json Runtime(const std::string& tag, int completed, int failed) {
     "neuroncore_counters": {"period": 1.0, "error": "",
       "neuroncores_in_use": {"1": {"neuroncore_utilization": 25.0, "flops": 0, "v3d": {}}}},
     "execution_stats": {"period": 1.0, "error": "",
-      "error_summary": {"generic": )" + std::to_string(failed) + R"(, "numerical": 0},
-      "execution_summary": {"completed": )" + std::to_string(completed) +
-                             R"(, "completed_with_err": )" + std::to_string(failed) + R"(},
+      "error_summary": {"generic": )" +
+                             std::to_string(failed) + R"(, "numerical": 0},
+      "execution_summary": {"completed": )" +
+                             std::to_string(completed) + R"(, "completed_with_err": )" +
+                             std::to_string(failed) + R"(},
       "latency_stats": {"total_latency": {"p0": 0.5, "p100": 2e-05}, "device_latency": null}},
     "memory_used": {"period": 1.0, "error": "", "loaded_models": [],
       "neuron_runtime_used_bytes": {"host": 0, "neuron_device": 12345678, "usage_breakdown": {
@@ -75,8 +78,7 @@ std::string Help(const std::string& name, const std::string& help, const std::st
 
 TEST(PrometheusConverterTest, ExactExpositionOfOneReport) {
   PrometheusConverter converter;
-  EXPECT_THAT(converter.Apply(Report(ordered_json::array({Runtime("42", 3, 1)})), kNow),
-              IsEmpty());
+  EXPECT_THAT(converter.Apply(Report(ordered_json::array({Runtime("42", 3, 1)})), kNow), IsEmpty());
   const std::string ecc = "{availability_zone=\"\",event_type=";
   std::string want =
       Help("neuroncore_utilization_ratio", "NeuronCore utilization ratio", "gauge") +
@@ -111,8 +113,8 @@ TEST(PrometheusConverterTest, ExactExpositionOfOneReport) {
   for (const auto& [category, value] : categories) {
     const std::string name = std::string("neuroncore_memory_usage_") + category;
     want += Help(name, std::string("NeuronCore memory utilization for ") + category, "gauge") +
-            name + "{" + kA + ",memory_location=\"None\",neuroncore=\"1\"," + kR + "," + kS +
-            "} " + value + "\n";
+            name + "{" + kA + ",memory_location=\"None\",neuroncore=\"1\"," + kR + "," + kS + "} " +
+            value + "\n";
   }
   want += Help("neuron_runtime_vcpu_usage_ratio", "Runtime vCPU utilization ratio", "gauge") +
           "neuron_runtime_vcpu_usage_ratio{" + kA + "," + kR + "," + kS +
@@ -154,8 +156,7 @@ TEST(PrometheusConverterTest, ExactExpositionOfOneReport) {
 
 TEST(PrometheusConverterTest, CountersAddEachPeriodsCountsAndGaugesTakeTheLastValue) {
   PrometheusConverter converter;
-  EXPECT_THAT(converter.Apply(Report(ordered_json::array({Runtime("42", 3, 1)})), kNow),
-              IsEmpty());
+  EXPECT_THAT(converter.Apply(Report(ordered_json::array({Runtime("42", 3, 1)})), kNow), IsEmpty());
   ordered_json second = Runtime("42", 2, 0);
   second["report"]["neuroncore_counters"]["neuroncores_in_use"]["1"]["neuroncore_utilization"] =
       50.0;
@@ -178,9 +179,8 @@ TEST(PrometheusConverterTest, CountersAddEachPeriodsCountsAndGaugesTakeTheLastVa
 
 TEST(PrometheusConverterTest, RuntimeMetricsClearedWithoutRuntimesAndForEndedOnes) {
   PrometheusConverter converter;
-  EXPECT_THAT(converter.Apply(Report(ordered_json::array({Runtime("42", 3, 1),
-                                                          Runtime("43", 1, 0)})),
-                              kNow),
+  EXPECT_THAT(converter.Apply(
+                  Report(ordered_json::array({Runtime("42", 3, 1), Runtime("43", 1, 0)})), kNow),
               IsEmpty());
   std::string text = FormatPrometheusText(converter.families());
   EXPECT_THAT(text, HasSubstr("runtime_tag=\"43\""));
@@ -210,6 +210,29 @@ TEST(PrometheusConverterTest, RuntimeMetricsClearedWithoutRuntimesAndForEndedOne
   text = FormatPrometheusText(converter.families());
   EXPECT_THAT(text, HasSubstr("execution_status_total{" + kA + "," + kR +
                               ",status_type=\"completed\"," + kS + "} 2.0\n"));
+}
+
+TEST(PrometheusConverterTest, GroupsNotCollectedThisTimeAreNotCountedAgain) {
+  const ordered_json full = Report(ordered_json::array({Runtime("42", 3, 1)}));
+  const ordered_json only = CollectedGroups(full, {"neuroncore_counters"}, {"memory_info"});
+  std::vector<std::string> runtime_groups, system_groups;
+  for (const auto& [name, group] : only["neuron_runtime_data"][0]["report"].items()) {
+    runtime_groups.push_back(name);
+  }
+  for (const auto& [name, group] : only["system_data"].items()) system_groups.push_back(name);
+  EXPECT_EQ(runtime_groups, std::vector<std::string>{"neuroncore_counters"});
+  EXPECT_EQ(system_groups, std::vector<std::string>{"memory_info"});
+  EXPECT_EQ(only["instance_info"], full["instance_info"]);
+
+  PrometheusConverter converter;
+  EXPECT_THAT(converter.Apply(CollectedGroups(full, {"execution_stats"}, {}), kNow), IsEmpty());
+  EXPECT_THAT(converter.Apply(CollectedGroups(full, {"neuroncore_counters"}, {}), kNow + 1),
+              IsEmpty());
+  const std::string text = FormatPrometheusText(converter.families());
+  EXPECT_THAT(text, HasSubstr("execution_status_total{" + kA + "," + kR +
+                              ",status_type=\"completed\"," + kS + "} 3.0\n"));
+  EXPECT_THAT(text, HasSubstr("neuroncore_utilization_ratio{"));
+  EXPECT_THAT(text, Not(HasSubstr("system_memory_total_bytes{")));
 }
 
 TEST(PrometheusConverterTest, BadGroupsAreSkippedWithAMessage) {

@@ -32,7 +32,9 @@ observe::InstanceView View() {
 }
 
 observe::ExecutionSample Sample(uint64_t wall_ms, uint64_t simulated_us, bool ok = true) {
-  return {.finished_ms = 0, .wall_ns = wall_ms * 1000000, .simulated_ps = simulated_us * 1000000,
+  return {.finished_ms = 0,
+          .wall_ns = wall_ms * 1000000,
+          .simulated_ps = simulated_us * 1000000,
           .ok = ok};
 }
 
@@ -161,8 +163,8 @@ TEST(ReportTest, LoadedModelsWithTheirMemoryByCategory) {
                             .device = 0,
                             .physical_cores = {2, 3},
                             .is_running = true});
-  process.models.push_back({.model_id = 5, .name = "idle", .uuid = std::string(32, 'a'),
-                            .physical_cores = {2, 3}});
+  process.models.push_back(
+      {.model_id = 5, .name = "idle", .uuid = std::string(32, 'a'), .physical_cores = {2, 3}});
   process.memory = {{.hbm = 0, .category = "constants", .bytes = 100, .model_id = 3},
                     {.hbm = 0, .category = "model_code", .bytes = 20, .model_id = 3},
                     {.hbm = 0, .category = "model_code", .bytes = 5, .model_id = 3},
