@@ -5,9 +5,9 @@
 //   HEAD /metrics                            -> the same headers, no body
 //   any other path                           -> 404
 //   any other method on /metrics             -> 405 with "Allow: GET, HEAD"
-// Connections are kept alive as the client asks; a connection idle or stalled for 30 s, or
-// sending a request that does not parse or is larger than 64 KiB, is closed. Nothing a client
-// sends can end the process or the server.
+// Connections are kept alive as the client asks; one idle or stalled for 30 s is closed. A
+// request that does not parse, or whose headers exceed 8 KiB or body 64 KiB, gets 400 and the
+// connection is closed. Nothing a client sends can end the process or the server.
 //
 // Errors: Start fails with NRT_FAILURE naming the address and the reason when the address does
 // not resolve or cannot be bound (in use, not local, no permission), one line.

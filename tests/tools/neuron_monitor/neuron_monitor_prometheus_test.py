@@ -17,7 +17,8 @@ the client's runtime appears, then a few more times, and checks:
   - execution_status_total{status_type="completed"} > 0 and never decreasing across scrapes;
   - neuron_runtime_memory_used_bytes{memory_location="neuron_device"} > 0;
   - system_memory_total_bytes = MemTotal of /proc/meminfo in bytes;
-  - 404 for another path, 405 for POST, and the endpoint still answering after garbage bytes;
+  - 404 for another path, 405 for POST, 400 for garbage bytes and the endpoint still answering
+    after them;
   - a second monitor on the same port: exit status 1 with one line.
 Last line: "N passed, M failed"; exit status 1 on any failure.
 """
@@ -228,9 +229,10 @@ def run(monitor, busy_client, neff_dir, address, workdir):
         with socket.create_connection(("127.0.0.1", port), timeout=10) as raw:
             raw.sendall(b"\x00\xff garbage \r\n\r\n")
             try:
-                raw.recv(4096)
-            except OSError:
-                pass
+                reply = raw.recv(4096)
+            except OSError as e:
+                reply = repr(e).encode()
+        expect(reply.startswith(b"HTTP/1.1 400 "), f"garbage answered {reply[:40]!r}")
         status, _, body = get(port, "/metrics?x=1")
         expect(status == 200 and "instance_info" in body and proc.poll() is None,
                f"still serving after garbage: {status}, monitor {proc.poll()}")
