@@ -2,6 +2,7 @@
 // AWS's format (tools-driver-facts.md §3; report.h says what each group holds on trnsim).
 //
 //   neuron-monitor [-c|--config-file PATH] [--verbose N]
+//                  [--prometheus-port PORT [--prometheus-address ADDR]]
 //
 // Without a file every group is collected every 5 s. Each loop sleeps until a group is due,
 // takes a snapshot (tools/observe), updates the due groups of the last report and prints the
@@ -10,7 +11,15 @@
 // Exit status: 0 when stdout closes (e.g. `neuron-monitor | head -n 2`); 1 with one line on
 // stderr when the instance cannot be observed or the config file is bad; 2 for a bad command
 // line. --verbose 1..4 logs each collection's errors on stderr; 0 (default) prints nothing.
+//
+// With --prometheus-port the reports are also served as Prometheus metrics on
+// http://ADDR:PORT/metrics (ADDR default 0.0.0.0, PORT 0: one the system picks), named as AWS's
+// neuron-monitor-prometheus.py names them (prometheus_converter.h, metrics_server.h); stderr
+// gets one line "neuron-monitor: serving Prometheus metrics on http://HOST:PORT/metrics" once
+// it listens, and a port that cannot be bound is exit status 1 with one line. The JSON reports
+// still go to stdout.
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <exception>
@@ -18,7 +27,9 @@
 #include <thread>
 
 #include "common/env.h"
+#include "tools/neuron_monitor/metrics_server.h"
 #include "tools/neuron_monitor/monitor_config.h"
+#include "tools/neuron_monitor/prometheus_converter.h"
 #include "tools/neuron_monitor/report.h"
 #include "tools/observe/observe.h"
 
@@ -39,6 +50,10 @@ struct Group {
   Clock::time_point due;
 };
 
+double UnixSeconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
 int Run(int argc, char** argv) {
   CLI::App app{"neuron-monitor: JSON reports of the emulated instance, one per period"};
   std::string config_file;
@@ -46,6 +61,15 @@ int Run(int argc, char** argv) {
   app.add_option("-c,--config-file", config_file, "AWS's JSON configuration file");
   app.add_option("--verbose", verbose, "log level on stderr, 0 (nothing) to 4")
       ->check(CLI::Range(0, 4));
+  int prometheus_port = -1;
+  std::string prometheus_address = "0.0.0.0";
+  CLI::Option* port_option =
+      app.add_option("--prometheus-port", prometheus_port,
+                     "also serve Prometheus metrics on this port (0: any free port)")
+          ->check(CLI::Range(0, 65535));
+  app.add_option("--prometheus-address", prometheus_address,
+                 "address the Prometheus endpoint listens on (default 0.0.0.0)")
+      ->needs(port_option);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -70,6 +94,16 @@ int Run(int argc, char** argv) {
   if (filter.empty()) filter = "$^";  // no runtime entries: match no process
 
   std::signal(SIGPIPE, SIG_IGN);  // a closed stdout ends the loop through a failed write
+  std::unique_ptr<nm::MetricsServer> server;
+  nm::PrometheusConverter converter;
+  if (prometheus_port >= 0) {
+    trnsim::StatusOr<std::unique_ptr<nm::MetricsServer>> started =
+        nm::MetricsServer::Start(prometheus_address, prometheus_port);
+    if (!started.ok()) return Fail(started.status().message());
+    server = std::move(*started);
+    std::fprintf(stderr, "neuron-monitor: serving Prometheus metrics on http://%s/metrics\n",
+                 server->endpoint().c_str());
+  }
   const trnsim::Environment env = trnsim::Environment::FromProcess();
   nm::ReportBuilder builder;
   nlohmann::ordered_json report;
@@ -89,6 +123,13 @@ int Run(int argc, char** argv) {
     trnsim::StatusOr<trnsim::observe::InstanceView> view = trnsim::observe::ObserveInstance(env);
     if (!view.ok()) return Fail(view.status().message());
     builder.Collect(*view, due_runtime, filter, due_system, now, &report);
+    if (server) {
+      for (const std::string& message :
+           converter.Apply(nm::CollectedGroups(report, due_runtime, due_system), UnixSeconds())) {
+        if (verbose > 0) std::fprintf(stderr, "neuron-monitor: %s\n", message.c_str());
+      }
+      server->Publish(nm::FormatPrometheusText(converter.families()));
+    }
     const std::string line = report.dump() + "\n";
     if (std::fwrite(line.data(), 1, line.size(), stdout) != line.size() ||
         std::fflush(stdout) != 0) {

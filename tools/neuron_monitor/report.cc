@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <regex>
 
 #include "simulator/spec/instance_spec.h"
@@ -14,11 +15,26 @@ using nlohmann::ordered_json;
 constexpr const char* kCategories[] = {"constants", "model_code", "model_shared_scratchpad",
                                        "runtime_memory", "tensors"};
 
+// A model's own memory: the shared scratchpad belongs to no model (as in AWS's reports).
+constexpr const char* kModelCategories[] = {"constants", "model_code", "runtime_memory", "tensors"};
+
 ordered_json HostBreakdown() {
   return {{"application_memory", 0}, {"constants", 0}, {"dma_buffers", 0}, {"tensors", 0}};
 }
 
 }  // namespace
+
+ordered_json LatencyPercentiles(std::vector<double> seconds) {
+  if (seconds.empty()) return nullptr;
+  std::sort(seconds.begin(), seconds.end());
+  ordered_json out = ordered_json::object();
+  for (int p : {0, 1, 25, 50, 75, 99, 100}) {
+    // Nearest rank: the smallest value with at least p% of the values at or below it.
+    const size_t rank = static_cast<size_t>(std::ceil(p / 100.0 * seconds.size()));
+    out["p" + std::to_string(p)] = seconds[rank > 0 ? rank - 1 : 0];
+  }
+  return out;
+}
 
 double ReportBuilder::PeriodOf(const std::string& key, std::chrono::steady_clock::time_point now) {
   auto last = last_collected_.find(key);
@@ -57,12 +73,137 @@ ordered_json ReportBuilder::HardwareInfo(const observe::InstanceView& view) {
           {"error", ""}};
 }
 
+ordered_json ReportBuilder::NeuroncoreCounters(const observe::InstanceView& view,
+                                               const observe::ProcessView& process, double period) {
+  ordered_json in_use = ordered_json::object();
+  for (int physical : process.physical_cores) {
+    observe::CoreView core;
+    for (const observe::CoreView& c : view.cores) {
+      if (c.physical_core == physical) core = c;
+    }
+    CoreSample& last = last_cores_[physical];
+    const bool known = last.seen && core.busy_wall_ns >= last.busy_wall_ns &&
+                       core.busy_ps >= last.busy_ps && core.flops >= last.flops;
+    const uint64_t wall_ns = known ? core.busy_wall_ns - last.busy_wall_ns : 0;
+    const uint64_t busy_ps = known ? core.busy_ps - last.busy_ps : 0;
+    const uint64_t flops = known ? core.flops - last.flops : 0;
+    last = {true, core.busy_wall_ns, core.busy_ps, core.flops};
+    // Share of the wall-clock period an execution was in flight (capped: the daemon's and this
+    // process's clocks sample the period at slightly different moments).
+    const double util =
+        period > 0 ? std::min(100.0, 100.0 * static_cast<double>(wall_ns) * 1e-9 / period) : 0;
+    // FLOPs per simulated second while the core was busy.
+    const double rate =
+        busy_ps > 0 ? static_cast<double>(flops) / (static_cast<double>(busy_ps) * 1e-12) : 0;
+    ordered_json& nc = in_use[std::to_string(physical / view.lnc)];
+    if (nc.is_null()) nc = {{"neuroncore_utilization", 0.0}, {"flops", 0.0}, {"v3d", {}}};
+    nc["v3d"]["nc_v3." + std::to_string(physical)] = {{"neuroncore_utilization", util}};
+    nc["neuroncore_utilization"] = nc["neuroncore_utilization"].get<double>() + util / view.lnc;
+    nc["flops"] = nc["flops"].get<double>() + rate;
+  }
+  return {{"period", period}, {"neuroncores_in_use", std::move(in_use)}, {"error", ""}};
+}
+
+ordered_json ReportBuilder::ExecutionStats(const observe::ProcessView& process, double period) {
+  Counts& last = last_counts_[process.session_id];
+  // A process's first report counts everything since it attached; later ones the period's.
+  const uint64_t executions = process.executions >= last.executions
+                                  ? process.executions - last.executions
+                                  : process.executions;
+  const uint64_t failed = process.failed_executions >= last.failed
+                              ? process.failed_executions - last.failed
+                              : process.failed_executions;
+  last = {process.executions, process.failed_executions};
+  const uint64_t ok = executions >= failed ? executions - failed : 0;
+  // The period's executions are the newest `executions` samples (oldest first).
+  const size_t fresh = std::min<uint64_t>(executions, process.recent_executions.size());
+  std::vector<double> total_s, device_s;
+  for (size_t i = process.recent_executions.size() - fresh; i < process.recent_executions.size();
+       ++i) {
+    const observe::ExecutionSample& sample = process.recent_executions[i];
+    if (sample.wall_ns > 0) total_s.push_back(static_cast<double>(sample.wall_ns) * 1e-9);
+    if (sample.simulated_ps > 0) {
+      device_s.push_back(static_cast<double>(sample.simulated_ps) * 1e-12);
+    }
+  }
+  return {{"period", period},
+          {"error_summary",
+           {{"generic", failed},
+            {"numerical", 0},
+            {"transient", 0},
+            {"model", 0},
+            {"runtime", 0},
+            {"hardware", 0}}},
+          {"execution_summary",
+           {{"completed", ok},
+            {"completed_with_err", failed},
+            {"completed_with_num_err", 0},
+            {"timed_out", 0},
+            {"incorrect_input", 0},
+            {"failed_to_queue", 0}}},
+          {"latency_stats",
+           {{"total_latency", LatencyPercentiles(std::move(total_s))},
+            {"device_latency", LatencyPercentiles(std::move(device_s))}}},
+          {"error", ""}};
+}
+
+ordered_json ReportBuilder::MemoryUsed(const observe::InstanceView& view,
+                                       const observe::ProcessView& process, double period) {
+  const simulator::InstanceSpec& spec = **simulator::FindInstanceSpec(view.instance_type);
+  const int cores_per_stack = spec.chip->CoresPerHbmStack();
+  ordered_json per_core = ordered_json::object();
+  uint64_t device_bytes = 0;
+  for (const observe::ProcessMemory& memory : process.memory) {
+    const int physical =
+        memory.device * view.physical_cores_per_device + memory.hbm * cores_per_stack;
+    ordered_json& nc = per_core[std::to_string(physical / view.lnc)];
+    if (nc.is_null()) {
+      for (const char* category : kCategories) nc[category] = 0;
+    }
+    if (nc.contains(memory.category)) {
+      nc[memory.category] = nc[memory.category].get<uint64_t>() + memory.bytes;
+    }
+    device_bytes += memory.bytes;
+  }
+  ordered_json models = ordered_json::array();
+  for (const observe::ModelView& model : process.models) {
+    ordered_json breakdown = ordered_json::object();
+    for (const char* category : kModelCategories) breakdown[category] = 0;
+    uint64_t model_bytes = 0;
+    for (const observe::ProcessMemory& memory : process.memory) {
+      if (memory.model_id != model.model_id || !breakdown.contains(memory.category)) continue;
+      breakdown[memory.category] = breakdown[memory.category].get<uint64_t>() + memory.bytes;
+      model_bytes += memory.bytes;
+    }
+    const int first_core = model.physical_cores.empty() ? 0 : model.physical_cores.front();
+    ordered_json subgraph = {
+        {"memory_used_bytes",
+         {{"host", 0},
+          {"neuron_device", model_bytes},
+          {"usage_breakdown",
+           {{"host", HostBreakdown()}, {"neuron_device", std::move(breakdown)}}}}},
+        {"neuroncore_index", first_core / view.lnc},
+        {"neuron_device_index", model.device}};
+    models.push_back({{"name", model.name},
+                      {"uuid", model.uuid},
+                      {"model_id", model.model_id},
+                      {"is_running", model.is_running},
+                      {"subgraphs", {{"sg_00", std::move(subgraph)}}}});
+  }
+  return {{"period", period},
+          {"neuron_runtime_used_bytes",
+           {{"host", 0},
+            {"neuron_device", device_bytes},
+            {"usage_breakdown",
+             {{"host", HostBreakdown()}, {"neuroncore_memory_usage", std::move(per_core)}}}}},
+          {"loaded_models", std::move(models)},
+          {"error", ""}};
+}
+
 void ReportBuilder::Collect(const observe::InstanceView& view,
                             const std::set<std::string>& due_runtime, const std::string& tag_filter,
                             const std::set<std::string>& due_system,
                             std::chrono::steady_clock::time_point now, ordered_json* report) {
-  const simulator::InstanceSpec& spec = **simulator::FindInstanceSpec(view.instance_type);
-  const int cores_per_stack = spec.chip->CoresPerHbmStack();
   const std::regex filter(tag_filter);
   ordered_json& runtimes = (*report)["neuron_runtime_data"];
   ordered_json previous = runtimes.is_array() ? runtimes : ordered_json::array();
@@ -82,72 +223,14 @@ void ReportBuilder::Collect(const observe::InstanceView& view,
     ordered_json& groups = entry["report"];
     const std::string key = "pid " + tag + " ";
     if (due_runtime.count("neuroncore_counters")) {
-      const double period = PeriodOf(key + "neuroncore_counters", now);
-      ordered_json in_use = ordered_json::object();
-      for (int physical : process.physical_cores) {
-        uint64_t busy = 0;
-        for (const observe::CoreView& core : view.cores) {
-          if (core.physical_core == physical) busy = core.busy_ps;
-        }
-        auto last = last_busy_ps_.find(physical);
-        const uint64_t delta =
-            last != last_busy_ps_.end() && busy >= last->second ? busy - last->second : 0;
-        last_busy_ps_[physical] = busy;
-        const double util = period > 0 ? 100.0 * static_cast<double>(delta) * 1e-12 / period : 0;
-        ordered_json& nc = in_use[std::to_string(physical / view.lnc)];
-        if (nc.is_null()) nc = {{"neuroncore_utilization", 0.0}, {"flops", 0}, {"v3d", {}}};
-        nc["v3d"]["nc_v3." + std::to_string(physical)] = {{"neuroncore_utilization", util}};
-        nc["neuroncore_utilization"] = nc["neuroncore_utilization"].get<double>() + util / view.lnc;
-      }
-      groups["neuroncore_counters"] = {
-          {"period", period}, {"neuroncores_in_use", std::move(in_use)}, {"error", ""}};
+      groups["neuroncore_counters"] =
+          NeuroncoreCounters(view, process, PeriodOf(key + "neuroncore_counters", now));
     }
     if (due_runtime.count("execution_stats")) {
-      const uint64_t failed = process.failed_executions;
-      const uint64_t ok = process.executions >= failed ? process.executions - failed : 0;
-      groups["execution_stats"] = {
-          {"period", PeriodOf(key + "execution_stats", now)},
-          {"error_summary",
-           {{"generic", failed},
-            {"numerical", 0},
-            {"transient", 0},
-            {"model", 0},
-            {"runtime", 0},
-            {"hardware", 0}}},
-          {"execution_summary",
-           {{"completed", ok},
-            {"completed_with_err", failed},
-            {"completed_with_num_err", 0},
-            {"timed_out", 0},
-            {"incorrect_input", 0},
-            {"failed_to_queue", 0}}},
-          {"latency_stats", {{"total_latency", nullptr}, {"device_latency", nullptr}}},
-          {"error", ""}};
+      groups["execution_stats"] = ExecutionStats(process, PeriodOf(key + "execution_stats", now));
     }
     if (due_runtime.count("memory_used")) {
-      ordered_json per_core = ordered_json::object();
-      uint64_t device_bytes = 0;
-      for (const observe::ProcessMemory& memory : process.memory) {
-        const int physical =
-            memory.device * view.physical_cores_per_device + memory.hbm * cores_per_stack;
-        ordered_json& nc = per_core[std::to_string(physical / view.lnc)];
-        if (nc.is_null()) {
-          for (const char* category : kCategories) nc[category] = 0;
-        }
-        if (nc.contains(memory.category)) {
-          nc[memory.category] = nc[memory.category].get<uint64_t>() + memory.bytes;
-        }
-        device_bytes += memory.bytes;
-      }
-      groups["memory_used"] = {
-          {"period", PeriodOf(key + "memory_used", now)},
-          {"neuron_runtime_used_bytes",
-           {{"host", 0},
-            {"neuron_device", device_bytes},
-            {"usage_breakdown",
-             {{"host", HostBreakdown()}, {"neuroncore_memory_usage", std::move(per_core)}}}}},
-          {"loaded_models", ordered_json::array()},
-          {"error", ""}};
+      groups["memory_used"] = MemoryUsed(view, process, PeriodOf(key + "memory_used", now));
     }
     if (due_runtime.count("neuron_runtime_vcpu_usage")) {
       ordered_json usage = host_.ProcessVcpuUsage(process.pid);
@@ -158,6 +241,12 @@ void ReportBuilder::Collect(const observe::InstanceView& view,
     }
     if (groups.is_null()) groups = ordered_json::object();
     runtimes.push_back(std::move(entry));
+  }
+
+  for (auto it = last_counts_.begin(); it != last_counts_.end();) {  // forget ended sessions
+    const bool alive = std::any_of(view.processes.begin(), view.processes.end(),
+                                   [&](const auto& p) { return p.session_id == it->first; });
+    it = alive ? std::next(it) : last_counts_.erase(it);
   }
 
   ordered_json& system = (*report)["system_data"];

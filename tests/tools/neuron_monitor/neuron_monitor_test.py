@@ -10,7 +10,8 @@
       `neuron-monitor -c period-1s.json | head -n 2`: two lines about a second apart, and
       neuron-monitor ends once head has closed the pipe
   neuron_monitor_test.py errors NEURON_MONITOR WORKDIR
-      bad command lines (exit 2), bad config files and an unreachable daemon (exit 1, one line)
+      bad command lines (exit 2), bad config files, an unresolvable --prometheus-address and an
+      unreachable daemon (exit 1, one line)
 
 The schema is checked by the small validator of tests/tools/neuron_ls/neuron_ls_schema_test.py.
 Last line: "N passed, M failed"; exit status 1 on any failure.
@@ -212,7 +213,8 @@ def head(monitor, workdir):
 
 
 def errors(monitor, workdir):
-    for args in (["--bogus"], ["--verbose", "9"], ["-c"]):
+    for args in (["--bogus"], ["--verbose", "9"], ["-c"], ["--prometheus-port", "65536"],
+                 ["--prometheus-port", "-1"], ["--prometheus-address", "127.0.0.1"]):
         result = subprocess.run([monitor] + args, capture_output=True, env=clean_env(),
                                 timeout=30)
         expect(result.returncode == 2 and result.stdout == b"", f"{args}: {result.returncode}")
@@ -224,6 +226,12 @@ def errors(monitor, workdir):
         err = result.stderr.decode()
         expect(result.returncode == 1 and err.count("\n") == 1 and "config.json" in err,
                f"config {text!r}: {result.returncode} {err!r}")
+    result = subprocess.run([monitor, "--prometheus-port", "1", "--prometheus-address",
+                             "no-such-host.invalid"], capture_output=True, env=clean_env(),
+                            timeout=30)
+    err = result.stderr.decode()
+    expect(result.returncode == 1 and err.count("\n") == 1 and "no-such-host.invalid" in err,
+           f"unresolvable Prometheus address: {result.returncode} {err!r}")
     result = subprocess.run([monitor, "-c", os.path.join(workdir, "missing.json")],
                             capture_output=True, env=clean_env(), timeout=30)
     expect(result.returncode == 1 and b"missing.json" in result.stderr, "missing config file")
