@@ -86,8 +86,7 @@ grpc::Status NeurondService::Execute(grpc::ServerContext* context,
     const Clock::time_point device_start = Clock::now();
     StatusOr<simulator::core::ExecutionResult> result = device_->Execute(cores, options);
     const uint64_t device_ns = static_cast<uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - device_start)
-            .count());
+        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - device_start).count());
     {
       std::lock_guard lock(counters_mutex_);
       for (int physical : scope.physical_cores) core_busy_wall_ns_[physical] += device_ns;

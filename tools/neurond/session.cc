@@ -124,8 +124,7 @@ Status Session::Free(driver::MemoryHandle handle) {
   TRNSIM_RETURN_IF_ERROR(device_->Free(it->second.device_handle));
   const driver::AllocationInfo& info = it->second.info;
   memory_bytes_ -= info.size_bytes;
-  auto bucket =
-      bytes_by_category_.find({info.chip, info.hbm, info.category, it->second.model_id});
+  auto bucket = bytes_by_category_.find({info.chip, info.hbm, info.category, it->second.model_id});
   bucket->second -= info.size_bytes;
   if (bucket->second == 0) bytes_by_category_.erase(bucket);
   memory_.erase(it);
@@ -162,8 +161,7 @@ StatusOr<driver::ProgramHandle> Session::LoadProgram(const driver::ProgramImage&
                                                      const driver::ModelOwner& owner) {
   std::lock_guard lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckOpen());
-  TRNSIM_ASSIGN_OR_RETURN(driver::ProgramHandle device_handle,
-                          device_->LoadProgram(image, owner));
+  TRNSIM_ASSIGN_OR_RETURN(driver::ProgramHandle device_handle, device_->LoadProgram(image, owner));
   const driver::ProgramHandle handle = next_program_++;
   programs_[handle] = Program{device_handle, owner};
   return handle;

@@ -85,7 +85,7 @@ inline constexpr size_t kRecentExecutions = 1024;
 
 // What one execution involves, for the counters: PrepareExecution fills it.
 struct ExecutionScope {
-  std::vector<int> physical_cores;  // instance-wide, in the order of the request
+  std::vector<int> physical_cores;    // instance-wide, in the order of the request
   std::vector<uint64_t> core_models;  // the model of each core's program (0: none), likewise
   std::vector<uint64_t> model_ids;    // of its programs: distinct, non-zero, ascending
 };

@@ -1,7 +1,7 @@
 // neurond's Status as neuron-top and neuron-monitor read it, end to end: an in-process daemon,
 // this process's Runtime as its client over the remote back end (TRNSIM_DAEMON) loading and
-// executing a 128x128 bf16 matmul built by the sample generator (plus a scratch buffer), and a raw client (and
-// observe::ObserveInstance) reading Status. Checks the per-model data the runtime sends
+// executing a 128x128 bf16 matmul built by the sample generator (plus a scratch buffer), and a raw
+// client (and observe::ObserveInstance) reading Status. Checks the per-model data the runtime sends
 // (model id, name, uuid; memory per model) and the per-core and per-session execution data the
 // daemon measures, against what the runtime itself got back from each execution.
 #include <gtest/gtest.h>
@@ -159,16 +159,15 @@ TEST_F(ModelStatusTest, ModelsMemoryExecutionsAndCoreCountersOfARuntimeClient) {
   const int core = loaded.physical_core(0);
   EXPECT_EQ(loaded.chip(), 0);
   bool held = false;
-  for (const auto& c : status.cores()) held |= c.physical_core() == core &&
-                                                c.owner_session_id() == session->session_id();
+  for (const auto& c : status.cores())
+    held |= c.physical_core() == core && c.owner_session_id() == session->session_id();
   EXPECT_TRUE(held) << "core " << core << " is not the runtime's";
 
   // Memory: the model's own, tagged with its id; tensors and the scratchpad with none; the
   // entries add up to everything the session holds (it is the only one holding memory).
   uint64_t model_bytes = 0, total_bytes = 0;
   for (const auto& memory : session->memory()) {
-    EXPECT_TRUE(memory.model_id() == 0 || memory.model_id() == info->model_id)
-        << memory.model_id();
+    EXPECT_TRUE(memory.model_id() == 0 || memory.model_id() == info->model_id) << memory.model_id();
     if (memory.model_id() == info->model_id) model_bytes += memory.bytes();
     total_bytes += memory.bytes();
   }
@@ -205,9 +204,8 @@ TEST_F(ModelStatusTest, ModelsMemoryExecutionsAndCoreCountersOfARuntimeClient) {
   }
 
   // The same through observe (neuron-top's and neuron-monitor's source).
-  StatusOr<observe::InstanceView> view = observe::ObserveInstance(
-      Environment::FromMap({{"TRNSIM_DAEMON", daemon_->address()},
-                            {"NEURON_LOGICAL_NC_CONFIG", "1"}}));
+  StatusOr<observe::InstanceView> view = observe::ObserveInstance(Environment::FromMap(
+      {{"TRNSIM_DAEMON", daemon_->address()}, {"NEURON_LOGICAL_NC_CONFIG", "1"}}));
   ASSERT_TRUE(view.ok()) << view.status().ToString();
   EXPECT_GT(view->daemon_uptime_ms, 0u);
   const observe::ProcessView* process = nullptr;

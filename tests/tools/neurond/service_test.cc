@@ -791,8 +791,7 @@ TEST_F(NeurondServiceTest, ModelTagsAreOptionalAndReportedPerSession) {
   run_forever.mutable_options()->set_host_timeout_ms(3000);
   v1::ExecuteResponse timed_out;
   std::thread execution([&] {
-    EXPECT_TRUE(
-        client->stub().Execute(client->Context().get(), run_forever, &timed_out).ok());
+    EXPECT_TRUE(client->stub().Execute(client->Context().get(), run_forever, &timed_out).ok());
   });
   bool seen_running = false;
   for (int i = 0; i < 140 && !seen_running; ++i) {
