@@ -46,6 +46,18 @@ struct AllocationRequest {
   uint64_t alignment_bytes = 64;  // a power of two
   int owner_core = 0;          // instance-wide physical core charged for the memory
   MemoryCategory category = MemoryCategory::kTensor;
+  // The runtime's id of the model the memory is for (ModelOwner::id); 0: no model. Only
+  // reported (neurond's Status), never checked: the sim back end ignores it.
+  uint64_t owner_model_id = 0;
+};
+
+// The model a loaded program belongs to, for reports only (neurond's Status: neuron-top and
+// neuron-monitor list each process's models). No back end checks or uses it otherwise; the
+// sim back end ignores it (one process, nothing to report to), the remote one sends it.
+struct ModelOwner {
+  uint64_t id = 0;   // the runtime's model id (model::Model::id); 0: no model
+  std::string name;  // the NEFF's name
+  std::string uuid;  // the NEFF header's uuid as 32 lowercase hex digits
 };
 
 struct AllocationInfo {
@@ -99,8 +111,14 @@ class Device {
   // (isa::DecodeStream against its IsaLimits; the stream must be encoded for the engine whose
   // slot holds it) and checks the descriptors' queues, semaphores and events against the
   // chip. NRT_INVALID naming the engine (and, from the decoder, the instruction) on failure,
-  // with nothing kept. The handle stays valid until UnloadProgram.
-  virtual StatusOr<ProgramHandle> LoadProgram(const ProgramImage& image) = 0;
+  // with nothing kept. The handle stays valid until UnloadProgram. `owner` names the model the
+  // program is part of, for reports (ModelOwner); the one-argument form loads it for no model.
+  // Back ends add `using Device::LoadProgram;` so both forms stay callable on them.
+  virtual StatusOr<ProgramHandle> LoadProgram(const ProgramImage& image,
+                                              const ModelOwner& owner) = 0;
+  StatusOr<ProgramHandle> LoadProgram(const ProgramImage& image) {
+    return LoadProgram(image, ModelOwner{});
+  }
   // Forgets a loaded program. NRT_INVALID_HANDLE if `program` is not loaded.
   virtual Status UnloadProgram(ProgramHandle program) = 0;
   // Runs one execution on the chip model (simulator::core::Execute): cores[i] runs its program

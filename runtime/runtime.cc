@@ -535,7 +535,7 @@ StatusOr<ModelInfo> Runtime::GetModelInfo(const model::Model* model) {
   std::shared_lock lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
   TRNSIM_RETURN_IF_ERROR(models_->Check(model));
-  return ModelInfo{model->vnc(), model->vnc_count(), model->instance_count()};
+  return ModelInfo{model->vnc(), model->vnc_count(), model->instance_count(), model->id()};
 }
 
 StatusOr<std::vector<neff::TensorDecl>> Runtime::GetModelTensors(const model::Model* model) {

@@ -59,6 +59,7 @@ struct ModelInfo {
   int vnc = 0;                  // process-relative logical core the model is loaded on
   uint32_t vnc_count = 1;       // logical cores it occupies
   uint32_t instance_count = 1;  // staged copies (AWS: at least 1)
+  uint64_t model_id = 0;        // the process's id of the model (model::Model::id), never 0
 };
 
 struct TensorBatchOp {

@@ -1,5 +1,6 @@
 #include "driver/remote/convert.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <limits>
@@ -86,6 +87,7 @@ void ToProto(const driver::AllocationRequest& in, v1::AllocationRequest* out) {
   out->set_alignment_bytes(in.alignment_bytes);
   out->set_owner_core(in.owner_core);
   out->set_category(ToProto(in.category));
+  out->set_owner_model_id(in.owner_model_id);
 }
 
 StatusOr<driver::AllocationRequest> AllocationRequestFromProto(const v1::AllocationRequest& in) {
@@ -105,6 +107,7 @@ StatusOr<driver::AllocationRequest> AllocationRequestFromProto(const v1::Allocat
   out.alignment_bytes = align;
   out.owner_core = in.owner_core();
   out.category = category;
+  out.owner_model_id = in.owner_model_id();
   return out;
 }
 
@@ -251,6 +254,34 @@ StatusOr<driver::ProgramImage> ProgramImageFromProto(const v1::ProgramImage& in)
       list.push_back(std::move(descriptor));
     }
   }
+  return out;
+}
+
+void ToProto(const driver::ModelOwner& in, v1::LoadProgramHeader* out) {
+  out->set_model_id(in.id);
+  out->set_model_name(in.name);
+  out->set_model_uuid(in.uuid);
+}
+
+StatusOr<driver::ModelOwner> ModelOwnerFromProto(const v1::LoadProgramHeader& in) {
+  driver::ModelOwner out;
+  if (in.model_id() == 0) {
+    if (!in.model_name().empty() || !in.model_uuid().empty()) {
+      return Invalid("a model name or uuid without a model id:", "LoadProgramHeader.model_id");
+    }
+    return out;
+  }
+  const std::string& uuid = in.model_uuid();
+  const bool hex = std::all_of(uuid.begin(), uuid.end(), [](char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+  });
+  if (!uuid.empty() && (uuid.size() != kModelUuidChars || !hex)) {
+    return Invalid("not empty nor " + std::to_string(kModelUuidChars) + " lowercase hex digits:",
+                   "LoadProgramHeader.model_uuid");
+  }
+  out.id = in.model_id();
+  out.name = in.model_name().substr(0, kMaxModelNameBytes);
+  out.uuid = uuid;
   return out;
 }
 

@@ -60,6 +60,13 @@ void ToProto(const simulator::dma::Descriptor& in, v1::DmaDescriptor* out);
 StatusOr<simulator::dma::Descriptor> DescriptorFromProto(const v1::DmaDescriptor& in);
 void ToProto(const driver::ProgramImage& in, v1::ProgramImage* out);
 StatusOr<driver::ProgramImage> ProgramImageFromProto(const v1::ProgramImage& in);
+// The model of a LoadProgram stream, in its header. The parser refuses (NRT_INVALID) a name or
+// uuid without a model id and a uuid that is neither empty nor kModelUuidChars lowercase hex
+// digits, and cuts a name to kMaxModelNameBytes; model id 0 is no model.
+inline constexpr size_t kModelUuidChars = 32;
+inline constexpr size_t kMaxModelNameBytes = 256;
+void ToProto(const driver::ModelOwner& in, v1::LoadProgramHeader* out);
+StatusOr<driver::ModelOwner> ModelOwnerFromProto(const v1::LoadProgramHeader& in);
 // The serialised v1::ProgramImage a LoadProgram stream carries in chunks, and its parser
 // (NRT_INVALID for bytes that are not a ProgramImage, as well as for an invalid one).
 std::string SerializeProgramImage(const driver::ProgramImage& image);

@@ -143,7 +143,9 @@ class RemoteDevice final : public Device {
   void* HostAddress(MemoryHandle, uint64_t) override { return nullptr; }
   StatusOr<HbmUsage> GetHbmUsage(int chip, int hbm) override;
 
-  StatusOr<ProgramHandle> LoadProgram(const ProgramImage& image) override;
+  using Device::LoadProgram;
+  StatusOr<ProgramHandle> LoadProgram(const ProgramImage& image,
+                                      const ModelOwner& owner) override;
   Status UnloadProgram(ProgramHandle program) override;
   StatusOr<simulator::core::ExecutionResult> Execute(
       std::span<const CoreExecution> cores, const ExecutionRequestOptions& options) override;
@@ -561,7 +563,8 @@ StatusOr<HbmUsage> RemoteDevice::GetHbmUsage(int chip, int hbm) {
   return usage;
 }
 
-StatusOr<ProgramHandle> RemoteDevice::LoadProgram(const ProgramImage& image) {
+StatusOr<ProgramHandle> RemoteDevice::LoadProgram(const ProgramImage& image,
+                                                  const ModelOwner& owner) {
   TRNSIM_RETURN_IF_ERROR(CheckSession());
   const std::string bytes = SerializeProgramImage(image);
   if (bytes.size() > kMaxProgramImageBytes) {
@@ -577,6 +580,7 @@ StatusOr<ProgramHandle> RemoteDevice::LoadProgram(const ProgramImage& image) {
       stub_->LoadProgram(&context, &response);
   v1::LoadProgramRequest message;
   message.mutable_header()->set_image_bytes(bytes.size());
+  ToProto(owner, message.mutable_header());
   bool open = writer->Write(message);
   for (std::string_view chunk : SplitChunks(bytes)) {
     if (!open) break;

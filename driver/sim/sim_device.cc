@@ -244,7 +244,8 @@ StatusOr<HbmUsage> SimDevice::GetHbmUsage(int chip, int hbm) {
   return HbmUsage{allocator.used_bytes(), allocator.capacity_bytes()};
 }
 
-StatusOr<ProgramHandle> SimDevice::LoadProgram(const ProgramImage& image) {
+StatusOr<ProgramHandle> SimDevice::LoadProgram(const ProgramImage& image,
+                                               const ModelOwner& /*owner: reports only*/) {
   isa::IsaLimits limits = isa::LimitsFor(*instance_->spec().chip);
   auto loaded = std::make_shared<LoadedProgram>();
   for (int e = 0; e < isa::kEngineCount; ++e) {

@@ -3,7 +3,10 @@
 // loaded programs, and execution on the chip model (simulator::core::Execute).
 // neurond hosts this same class for its clients.
 //
-// Programs: LoadProgram keeps the decoded streams and the descriptor table per handle.
+// Programs: LoadProgram keeps the decoded streams and the descriptor table per handle. The
+// program's ModelOwner and an allocation's owner_model_id are accepted and ignored: they are
+// for reports, and a process with its own instance has no one to report them to (neurond, which
+// hosts this class, keeps them per session itself: tools/neurond/session.h).
 // Core state: one reference::CoreState (SBUF, PSUM, semaphores, events) per physical core of
 // the instance, created at the core's first execution and dropped when the core is released:
 // SBUF and PSUM persist between executions as on hardware, and memory is spent only on cores
@@ -64,7 +67,8 @@ class SimDevice final : public Device {
   void* HostAddress(MemoryHandle handle, uint64_t offset) override;
   StatusOr<HbmUsage> GetHbmUsage(int chip, int hbm) override;
 
-  StatusOr<ProgramHandle> LoadProgram(const ProgramImage& image) override;
+  using Device::LoadProgram;
+  StatusOr<ProgramHandle> LoadProgram(const ProgramImage& image, const ModelOwner&) override;
   Status UnloadProgram(ProgramHandle program) override;
   StatusOr<simulator::core::ExecutionResult> Execute(
       std::span<const CoreExecution> cores, const ExecutionRequestOptions& options) override;

@@ -54,6 +54,17 @@ bool HasVirtualVariables(const neff::Neff& neff) {
 
 }  // namespace
 
+std::string UuidHex(const std::array<uint8_t, 16>& uuid) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string hex;
+  hex.reserve(2 * uuid.size());
+  for (uint8_t byte : uuid) {
+    hex.push_back(kDigits[byte >> 4]);
+    hex.push_back(kDigits[byte & 0xF]);
+  }
+  return hex;
+}
+
 StatusOr<std::unique_ptr<Model>> Model::Load(neff::Neff neff, const LoadTarget& target) {
   TRNSIM_RETURN_IF_ERROR(CheckShape(neff, target.location.physical_count));
   const simulator::ChipSpec& chip = *target.chip;
@@ -84,6 +95,7 @@ Status Model::Place() {
     where.hbm = target_.location.hbm;
     where.physical_core = target_.location.first_physical + static_cast<int>(k);
     where.bytes_used = target_.bytes_used;
+    where.model_id = target_.model_id;
     TRNSIM_ASSIGN_OR_RETURN(std::unique_ptr<SubgraphMemory> memory,
                             SubgraphMemory::Place(neff_.subgraphs[k], where));
     memory_.push_back(std::move(memory));
@@ -104,6 +116,10 @@ Status Model::Place() {
 }
 
 Status Model::LoadPrograms() {
+  driver::ModelOwner owner;
+  owner.id = target_.model_id;
+  owner.name = neff_.header.name;
+  owner.uuid = UuidHex(neff_.header.uuid);
   for (size_t k = 0; k < neff_.subgraphs.size(); ++k) {
     const neff::Subgraph& subgraph = neff_.subgraphs[k];
     driver::ProgramImage image;
@@ -112,7 +128,7 @@ Status Model::LoadPrograms() {
       image.streams[static_cast<size_t>(engine.engine)] = engine.instructions;
     }
     image.descriptors = dma_tables_[k];
-    StatusOr<driver::ProgramHandle> handle = target_.device->LoadProgram(image);
+    StatusOr<driver::ProgramHandle> handle = target_.device->LoadProgram(image, owner);
     if (!handle.ok()) {
       return Status(handle.status().code(), subgraph.name + ": " + handle.status().message());
     }

@@ -31,9 +31,11 @@
 // Thread safety: none; the Runtime serialises loads, unloads and queries of a model.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "common/status_or.h"
@@ -60,7 +62,15 @@ struct LoadTarget {
   CoreLocation location;  // where that vnc lives; physical_count is the runtime's LNC
   std::atomic<uint64_t>* bytes_used = nullptr;  // the vnc's usage counter
   SharedScratchpad* scratchpad = nullptr;       // the vnc's
+  // The model's id in its process (ModelRegistry gives 1, 2, ... in load order, never reused).
+  // Its programs and its own memory are tagged with it (driver::ModelOwner,
+  // AllocationRequest::owner_model_id) so that neurond can report them per model; the shared
+  // scratchpad belongs to the vnc, not to a model, and is not.
+  uint64_t model_id = 0;
 };
+
+// The NEFF header's uuid as 32 lowercase hex digits (driver::ModelOwner::uuid).
+std::string UuidHex(const std::array<uint8_t, 16>& uuid);
 
 class Model final : public ScratchpadUser {
  public:
@@ -71,6 +81,7 @@ class Model final : public ScratchpadUser {
   Model& operator=(const Model&) = delete;
 
   int vnc() const { return target_.vnc; }
+  uint64_t id() const { return target_.model_id; }  // LoadTarget::model_id
   const std::string& name() const { return neff_.header.name; }
   // Logical cores the model occupies, and staged copies of it (AWS: at least 1): both 1.
   uint32_t vnc_count() const { return 1; }

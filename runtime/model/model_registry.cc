@@ -69,6 +69,7 @@ StatusOr<Model*> ModelRegistry::Load(neff::Neff neff, int vnc, int vnc_count) {
   target.location = core_map_.Locate(vnc);
   target.bytes_used = &bytes_used_[vnc];
   target.scratchpad = scratchpads_[vnc].get();
+  target.model_id = next_model_id_++;  // a failed load uses its id up too: ids are never reused
   std::string name = neff.header.name;
   StatusOr<std::unique_ptr<Model>> loaded = Model::Load(std::move(neff), target);
   if (!loaded.ok()) {

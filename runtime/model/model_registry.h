@@ -58,6 +58,7 @@ class ModelRegistry {
   std::atomic<uint64_t>* bytes_used_;
   std::vector<std::unique_ptr<SharedScratchpad>> scratchpads_;  // one per visible vnc
   std::unordered_set<Model*> models_;
+  uint64_t next_model_id_ = 1;  // LoadTarget::model_id of the next load
 };
 
 }  // namespace trnsim::runtime::model

@@ -55,6 +55,7 @@ Status SubgraphMemory::Allocate(const SubgraphTarget& target) {
           var.alignment > kMinAlignmentBytes ? var.alignment : kMinAlignmentBytes;
       request.owner_core = target.physical_core;
       request.category = *category;
+      request.owner_model_id = target.model_id;
       StatusOr<std::unique_ptr<DeviceStorage>> storage =
           DeviceStorage::Create(target.device, request, target.vnc, target.bytes_used);
       if (!storage.ok()) {

@@ -42,6 +42,7 @@ struct SubgraphTarget {
   int hbm = 0;
   int physical_core = 0;  // instance-wide index of the core that runs the subgraph
   std::atomic<uint64_t>* bytes_used = nullptr;  // the vnc's usage counter
+  uint64_t model_id = 0;  // tags every allocation (AllocationRequest::owner_model_id)
 };
 
 class SubgraphMemory {

@@ -16,6 +16,9 @@ namespace {
 
 namespace remote = driver::remote;
 
+static_assert(kRecentExecutions == static_cast<size_t>(v1::RECENT_EXECUTIONS),
+              "session.h and proto/neurond.proto disagree on the recent executions kept");
+
 // Client-supplied strings kept for logs and Status are cut to this many bytes.
 constexpr size_t kMaxClientTextBytes = 1024;
 
@@ -37,6 +40,8 @@ NeurondService::NeurondService(driver::Device* device, ServiceOptions options)
                 options_.attach_grace),
       core_executions_(device->instance_spec().PhysicalCores(), 0),
       core_busy_ps_(device->instance_spec().PhysicalCores(), 0),
+      core_busy_wall_ns_(device->instance_spec().PhysicalCores(), 0),
+      core_flops_(device->instance_spec().PhysicalCores(), 0),
       reaper_([this] { ReapUnattached(); }) {
   const int read_method = google::protobuf::DescriptorPool::generated_pool()
                               ->FindServiceByName(v1::Neurond::service_full_name())
@@ -280,11 +285,29 @@ grpc::Status NeurondService::Status(grpc::ServerContext* context, const v1::Stat
       usage->set_hbm(memory.hbm);
       usage->set_category(remote::ToProto(memory.category));
       usage->set_bytes(memory.bytes);
+      usage->set_model_id(memory.model_id);
     }
     out->set_loaded_programs(session->loaded_programs());
     out->set_executions(session->executions());
     out->set_failed_executions(session->failed_executions());
     out->set_executions_running(session->executions_running());
+    const int per_chip = spec.chip->physical_cores;
+    for (const SessionModel& model : session->Models()) {
+      v1::LoadedModel* loaded = out->add_models();
+      loaded->set_model_id(model.owner.id);
+      loaded->set_name(model.owner.name);
+      loaded->set_uuid(model.owner.uuid);
+      loaded->set_chip(model.physical_cores.empty() ? 0 : model.physical_cores[0] / per_chip);
+      for (int core : model.physical_cores) loaded->add_physical_core(core);
+      loaded->set_is_running(model.is_running);
+    }
+    for (const ExecutionSample& sample : session->RecentExecutions()) {
+      v1::ExecutionSample* recent = out->add_recent_executions();
+      recent->set_finished_ms(sample.finished_ms);
+      recent->set_wall_ns(sample.wall_ns);
+      recent->set_simulated_ps(sample.simulated_ps);
+      recent->set_ok(sample.ok);
+    }
   }
   {
     std::lock_guard lock(counters_mutex_);
@@ -294,12 +317,12 @@ grpc::Status NeurondService::Status(grpc::ServerContext* context, const v1::Stat
       out->set_owner_session_id(owners[core]);
       out->set_executions(core_executions_[core]);
       out->set_busy_ps(core_busy_ps_[core]);
+      out->set_busy_wall_ns(core_busy_wall_ns_[core]);
+      out->set_flops(core_flops_[core]);
     }
     response->set_executions(executions_);
   }
-  response->set_uptime_ms(std::chrono::duration_cast<std::chrono::milliseconds>(
-                              std::chrono::steady_clock::now() - started_at_)
-                              .count());
+  response->set_uptime_ms(std::chrono::duration_cast<std::chrono::milliseconds>(Uptime()).count());
   Reply(*caller, "Status", status, response->mutable_status());
   return grpc::Status::OK;
 }

@@ -20,8 +20,14 @@
 // server's Shutdown can drain); CloseAllSessions() then ends every session. An execution in
 // flight runs to its end (or its host timeout) — the chip model cannot be stopped midway — so
 // no memory is left half-written by the shutdown itself.
-// Status counts, per physical core, the executions that completed on it and their simulated
-// duration; per session, every execution that reached the Device and those that failed.
+// Status counts, per physical core, the executions that completed on it, their simulated
+// duration and FLOPs (their EngineStats.flops on it), and the host time an Execute involving it
+// was in flight on the Device (busy_wall_ns, failed executions included: it is measured around
+// each Device::Execute, outside any daemon-wide lock, so executions on distinct cores still run
+// at once); per session, every execution that reached the Device and those that failed, the
+// last kRecentExecutions of them (wall time of the Execute RPC, simulated time, daemon uptime
+// at completion), its models (its programs grouped by the client's model id) and its memory per
+// model (session.h).
 //
 // Thread safety: gRPC calls the RPCs from many threads at once; all state is locked.
 #pragma once
@@ -122,6 +128,10 @@ class NeurondService final : public v1::Neurond::Service {
   void EndSession(const std::shared_ptr<Session>& session, const char* reason);
   // The reaper thread: ends sessions that did not attach in time, until stop_reaper_.
   void ReapUnattached();
+  // Host time since the daemon started.
+  std::chrono::nanoseconds Uptime() const {
+    return std::chrono::steady_clock::now() - started_at_;
+  }
 
   driver::Device* const device_;
   const ServiceOptions options_;
@@ -133,6 +143,8 @@ class NeurondService final : public v1::Neurond::Service {
   uint64_t executions_ = 0;
   std::vector<uint64_t> core_executions_;  // per instance-wide physical core
   std::vector<uint64_t> core_busy_ps_;
+  std::vector<uint64_t> core_busy_wall_ns_;
+  std::vector<uint64_t> core_flops_;
 
   std::mutex reaper_mutex_;  // guards stop_reaper_
   std::condition_variable reaper_cv_;

@@ -1,6 +1,9 @@
 // The program RPCs of NeurondService: LoadProgram (a chunked, serialised ProgramImage),
 // UnloadProgram and Execute. Program and memory handles in requests are the session's;
 // Session::PrepareExecution maps them to the Device's and checks the session holds the cores.
+// Execute also feeds the counters of Status: per core (under counters_mutex_, taken only
+// after the Device call) and per session (Session::BeginExecution / EndExecution).
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -18,6 +21,7 @@ StatusOr<driver::ProgramHandle> DoLoadProgram(
   v1::LoadProgramRequest message;
   if (!reader->Read(&message)) return InvalidError("LoadProgram stream ended before its header");
   if (!message.has_header()) return InvalidError("LoadProgram stream does not start with a header");
+  TRNSIM_ASSIGN_OR_RETURN(driver::ModelOwner owner, remote::ModelOwnerFromProto(message.header()));
   TRNSIM_ASSIGN_OR_RETURN(remote::ChunkAssembler assembler,
                           remote::ChunkAssembler::Start(message.header().image_bytes(),
                                                         remote::kMaxProgramImageBytes));
@@ -27,7 +31,7 @@ StatusOr<driver::ProgramHandle> DoLoadProgram(
   }
   TRNSIM_ASSIGN_OR_RETURN(std::string bytes, std::move(assembler).Finish());
   TRNSIM_ASSIGN_OR_RETURN(driver::ProgramImage image, remote::ParseProgramImage(bytes));
-  return session.LoadProgram(image);
+  return session.LoadProgram(image, owner);
 }
 
 }  // namespace
@@ -61,6 +65,11 @@ grpc::Status NeurondService::Execute(grpc::ServerContext* context,
   grpc::Status denied;
   std::shared_ptr<Session> session = Authenticate(context, "Execute", &denied);
   if (session == nullptr) return denied;
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point rpc_start = Clock::now();
+  ExecutionScope scope;
+  bool reached_device = false;
+  uint64_t simulated_ps = 0;
   auto run = [&]() -> trnsim::Status {
     std::vector<driver::CoreExecution> cores;
     cores.reserve(request->cores_size());
@@ -70,27 +79,47 @@ grpc::Status NeurondService::Execute(grpc::ServerContext* context,
     }
     TRNSIM_ASSIGN_OR_RETURN(driver::ExecutionRequestOptions options,
                             remote::ExecutionOptionsFromProto(request->options()));
-    TRNSIM_RETURN_IF_ERROR(session->PrepareExecution(&cores));
+    TRNSIM_RETURN_IF_ERROR(session->PrepareExecution(&cores, &scope));
     options.cancel = session->cancel_flag();
-    session->BeginExecution();
+    session->BeginExecution(scope);
+    reached_device = true;
+    const Clock::time_point device_start = Clock::now();
     StatusOr<simulator::core::ExecutionResult> result = device_->Execute(cores, options);
-    session->EndExecution(result.ok());
-    if (!result.ok()) return result.status();
-    const int per_chip = device_->instance_spec().chip->physical_cores;
+    const uint64_t device_ns = static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - device_start).count());
     {
       std::lock_guard lock(counters_mutex_);
-      ++executions_;
-      // The result's cores are in the order of the request's.
-      for (size_t i = 0; i < cores.size() && i < result->cores.size(); ++i) {
-        const int physical = cores[i].chip * per_chip + cores[i].physical_core;
-        ++core_executions_[physical];
-        core_busy_ps_[physical] += result->cores[i].duration_ps;
+      for (int physical : scope.physical_cores) core_busy_wall_ns_[physical] += device_ns;
+      if (result.ok()) {
+        ++executions_;
+        // The result's cores are in the order of the request's (and of scope.physical_cores).
+        for (size_t i = 0; i < scope.physical_cores.size() && i < result->cores.size(); ++i) {
+          const int physical = scope.physical_cores[i];
+          ++core_executions_[physical];
+          core_busy_ps_[physical] += result->cores[i].duration_ps;
+          for (const simulator::core::EngineStats& engine : result->cores[i].engines) {
+            core_flops_[physical] += engine.flops;
+          }
+        }
       }
     }
+    if (!result.ok()) return result.status();
+    simulated_ps = result->duration_ps;
     remote::ToProto(*result, response->mutable_result());
     return trnsim::Status::Ok();
   };
-  Reply(*session, "Execute", run(), response->mutable_status());
+  const trnsim::Status status = run();
+  if (reached_device) {
+    ExecutionSample sample;
+    sample.ok = status.ok();
+    sample.simulated_ps = sample.ok ? simulated_ps : 0;
+    sample.wall_ns = static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - rpc_start).count());
+    sample.finished_ms = static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::milliseconds>(Uptime()).count());
+    session->EndExecution(scope, sample);
+  }
+  Reply(*session, "Execute", status, response->mutable_status());
   return grpc::Status::OK;
 }
 

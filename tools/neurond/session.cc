@@ -106,9 +106,10 @@ StatusOr<driver::AllocationInfo> Session::Allocate(const driver::AllocationReque
   memory.device_handle = info.handle;
   memory.info = info;
   memory.info.handle = next_handle_++;
+  memory.model_id = request.owner_model_id;
   memory_[memory.info.handle] = memory;
   memory_bytes_ += info.size_bytes;
-  bytes_by_category_[{info.chip, info.hbm, info.category}] += info.size_bytes;
+  bytes_by_category_[{info.chip, info.hbm, info.category, memory.model_id}] += info.size_bytes;
   return memory.info;
 }
 
@@ -123,7 +124,7 @@ Status Session::Free(driver::MemoryHandle handle) {
   TRNSIM_RETURN_IF_ERROR(device_->Free(it->second.device_handle));
   const driver::AllocationInfo& info = it->second.info;
   memory_bytes_ -= info.size_bytes;
-  auto bucket = bytes_by_category_.find({info.chip, info.hbm, info.category});
+  auto bucket = bytes_by_category_.find({info.chip, info.hbm, info.category, it->second.model_id});
   bucket->second -= info.size_bytes;
   if (bucket->second == 0) bytes_by_category_.erase(bucket);
   memory_.erase(it);
@@ -145,7 +146,8 @@ std::vector<SessionMemory> Session::MemoryUsage() const {
   std::lock_guard lock(mutex_);
   std::vector<SessionMemory> usage;
   for (const auto& [where, bytes] : bytes_by_category_) {
-    usage.push_back({std::get<0>(where), std::get<1>(where), std::get<2>(where), bytes});
+    usage.push_back(
+        {std::get<0>(where), std::get<1>(where), std::get<2>(where), bytes, std::get<3>(where)});
   }
   return usage;
 }
@@ -155,12 +157,13 @@ uint64_t Session::memory_bytes() const {
   return memory_bytes_;
 }
 
-StatusOr<driver::ProgramHandle> Session::LoadProgram(const driver::ProgramImage& image) {
+StatusOr<driver::ProgramHandle> Session::LoadProgram(const driver::ProgramImage& image,
+                                                     const driver::ModelOwner& owner) {
   std::lock_guard lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckOpen());
-  TRNSIM_ASSIGN_OR_RETURN(driver::ProgramHandle device_handle, device_->LoadProgram(image));
+  TRNSIM_ASSIGN_OR_RETURN(driver::ProgramHandle device_handle, device_->LoadProgram(image, owner));
   const driver::ProgramHandle handle = next_program_++;
-  programs_[handle] = device_handle;
+  programs_[handle] = Program{device_handle, owner};
   return handle;
 }
 
@@ -172,9 +175,48 @@ Status Session::UnloadProgram(driver::ProgramHandle program) {
     return InvalidHandleError("no program with handle " + std::to_string(program) +
                               " in this session");
   }
-  TRNSIM_RETURN_IF_ERROR(device_->UnloadProgram(it->second));
+  TRNSIM_RETURN_IF_ERROR(device_->UnloadProgram(it->second.device_handle));
+  const uint64_t model_id = it->second.owner.id;
   programs_.erase(it);
+  ForgetModelIfGone(model_id);
   return Status::Ok();
+}
+
+void Session::ForgetModelIfGone(uint64_t model_id) {
+  if (model_id == 0) return;
+  for (const auto& [handle, program] : programs_) {
+    if (program.owner.id == model_id) return;
+  }
+  auto running = model_running_.find(model_id);
+  if (running != model_running_.end() && running->second > 0) return;
+  if (running != model_running_.end()) model_running_.erase(running);
+  model_cores_ran_.erase(model_id);
+}
+
+std::vector<SessionModel> Session::Models() const {
+  std::lock_guard lock(mutex_);
+  std::map<uint64_t, SessionModel> models;
+  // Programs in handle order: a model's name and uuid are those of its first program.
+  for (const auto& [handle, program] : programs_) {
+    if (program.owner.id == 0) continue;
+    models.try_emplace(program.owner.id, SessionModel{program.owner, {}, false});
+  }
+  std::map<uint64_t, std::set<int>> cores;
+  for (const auto& [handle, memory] : memory_) {
+    if (models.count(memory.model_id)) cores[memory.model_id].insert(memory.info.owner_core);
+  }
+  for (const auto& [model_id, ran] : model_cores_ran_) {
+    if (models.count(model_id)) cores[model_id].insert(ran.begin(), ran.end());
+  }
+  std::vector<SessionModel> out;
+  for (auto& [model_id, model] : models) {
+    const std::set<int>& on = cores[model_id];
+    model.physical_cores.assign(on.begin(), on.end());
+    auto running = model_running_.find(model_id);
+    model.is_running = running != model_running_.end() && running->second > 0;
+    out.push_back(std::move(model));
+  }
+  return out;
 }
 
 uint32_t Session::loaded_programs() const {
@@ -182,9 +224,14 @@ uint32_t Session::loaded_programs() const {
   return static_cast<uint32_t>(programs_.size());
 }
 
-Status Session::PrepareExecution(std::vector<driver::CoreExecution>* cores) const {
+Status Session::PrepareExecution(std::vector<driver::CoreExecution>* cores,
+                                 ExecutionScope* scope) const {
   std::lock_guard lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckOpen());
+  scope->physical_cores.clear();
+  scope->core_models.clear();
+  scope->model_ids.clear();
+  std::set<uint64_t> model_ids;
   const simulator::InstanceSpec& spec = device_->instance_spec();
   const int per_chip = spec.chip->physical_cores;
   for (driver::CoreExecution& core : *cores) {
@@ -203,7 +250,10 @@ Status Session::PrepareExecution(std::vector<driver::CoreExecution>* cores) cons
       return InvalidHandleError("no program with handle " + std::to_string(core.program) +
                                 " in this session");
     }
-    core.program = program->second;
+    core.program = program->second.device_handle;
+    scope->physical_cores.push_back(physical);
+    scope->core_models.push_back(program->second.owner.id);
+    if (program->second.owner.id != 0) model_ids.insert(program->second.owner.id);
     for (driver::VarBinding& var : core.vars) {
       if (var.memory == driver::kInvalidMemoryHandle && var.size == 0) continue;  // empty
       auto memory = memory_.find(var.memory);
@@ -215,19 +265,38 @@ Status Session::PrepareExecution(std::vector<driver::CoreExecution>* cores) cons
       var.memory = memory->second.device_handle;
     }
   }
+  scope->model_ids.assign(model_ids.begin(), model_ids.end());
   return Status::Ok();
 }
 
-void Session::BeginExecution() {
+void Session::BeginExecution(const ExecutionScope& scope) {
   std::lock_guard lock(mutex_);
   ++executions_running_;
+  for (uint64_t model_id : scope.model_ids) ++model_running_[model_id];
+  for (size_t i = 0; i < scope.physical_cores.size() && i < scope.core_models.size(); ++i) {
+    if (scope.core_models[i] != 0) {
+      model_cores_ran_[scope.core_models[i]].insert(scope.physical_cores[i]);
+    }
+  }
 }
 
-void Session::EndExecution(bool ok) {
+void Session::EndExecution(const ExecutionScope& scope, const ExecutionSample& sample) {
   std::lock_guard lock(mutex_);
   --executions_running_;
   ++executions_;
-  if (!ok) ++failed_executions_;
+  if (!sample.ok) ++failed_executions_;
+  for (uint64_t model_id : scope.model_ids) {
+    auto running = model_running_.find(model_id);
+    if (running != model_running_.end() && running->second > 0) --running->second;
+    ForgetModelIfGone(model_id);  // unloaded while this execution ran
+  }
+  recent_.push_back(sample);
+  if (recent_.size() > kRecentExecutions) recent_.pop_front();
+}
+
+std::vector<ExecutionSample> Session::RecentExecutions() const {
+  std::lock_guard lock(mutex_);
+  return std::vector<ExecutionSample>(recent_.begin(), recent_.end());
 }
 
 uint64_t Session::executions() const {
@@ -261,11 +330,12 @@ Session::Released Session::Close() {
       released.bytes += memory.info.size_bytes;
     }
     memory_.clear();
-    for (const auto& [handle, device_handle] : programs_) {
-      (void)device_->UnloadProgram(device_handle);
+    for (const auto& [handle, program] : programs_) {
+      (void)device_->UnloadProgram(program.device_handle);
       ++released.programs;
     }
     programs_.clear();
+    model_cores_ran_.clear();  // model_running_ stays: EndExecution of a running one needs it
     bytes_by_category_.clear();
     memory_bytes_ = 0;
     for (int c = 0; c < static_cast<int>(cores_held_.size()); ++c) {

@@ -10,6 +10,12 @@
 // Memory: an allocation that would take the session's bytes above max_memory_bytes (0: no
 // limit) is NRT_RESOURCE; an owner_core outside the instance is NRT_INVALID.
 // Programs: the session's program handles map to the Device's like memory handles do.
+// Models: each program and allocation may name the client's model it belongs to
+// (driver::ModelOwner, AllocationRequest::owner_model_id; 0: none). The session keeps those
+// tags for Status only — memory per model, and Models(): the programs grouped by model id —
+// and never checks them against each other (a client may tag memory with an id no program
+// has; it is reported as it came).
+// Recent executions: the last kRecentExecutions that reached the Device, with their timings.
 // Execute: PrepareExecution checks that the session holds every core of the request (the Device
 // only knows that *some* session holds it: NRT_FAILURE otherwise) and rewrites the request's
 // program and memory handles into the Device's.
@@ -25,9 +31,12 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -46,12 +55,39 @@ struct SessionIdentity {
   std::string runtime_version;
 };
 
-// Bytes one session holds in one category on one HBM stack.
+// Bytes one session holds in one category on one HBM stack for one model (0: none).
 struct SessionMemory {
   int chip = 0;
   int hbm = 0;
   driver::MemoryCategory category = driver::MemoryCategory::kTensor;
   uint64_t bytes = 0;
+  uint64_t model_id = 0;
+};
+
+// One model of the session: the owner of some of its loaded programs.
+struct SessionModel {
+  driver::ModelOwner owner;  // id (never 0), and the name and uuid of its first program
+  // Instance-wide, ascending: the owner cores of the memory tagged with its id and the cores
+  // its programs have executed on.
+  std::vector<int> physical_cores;
+  bool is_running = false;  // an execution using one of its programs is on the Device
+};
+
+// One completed execution (v1::ExecutionSample).
+struct ExecutionSample {
+  uint64_t finished_ms = 0;   // the daemon's uptime when it completed
+  uint64_t wall_ns = 0;       // host time of its Execute RPC
+  uint64_t simulated_ps = 0;  // its duration_ps; 0 when it failed
+  bool ok = false;
+};
+// Samples kept per session (v1::RECENT_EXECUTIONS; service.cc checks they agree).
+inline constexpr size_t kRecentExecutions = 1024;
+
+// What one execution involves, for the counters: PrepareExecution fills it.
+struct ExecutionScope {
+  std::vector<int> physical_cores;    // instance-wide, in the order of the request
+  std::vector<uint64_t> core_models;  // the model of each core's program (0: none), likewise
+  std::vector<uint64_t> model_ids;    // of its programs: distinct, non-zero, ascending
 };
 
 class Session {
@@ -82,22 +118,30 @@ class Session {
   struct DeviceMemory {
     driver::MemoryHandle device_handle = driver::kInvalidMemoryHandle;
     driver::AllocationInfo info;
+    uint64_t model_id = 0;  // the request's owner_model_id
   };
   StatusOr<DeviceMemory> Resolve(driver::MemoryHandle handle) const;
   std::vector<SessionMemory> MemoryUsage() const;
   uint64_t memory_bytes() const;
 
-  StatusOr<driver::ProgramHandle> LoadProgram(const driver::ProgramImage& image);
+  StatusOr<driver::ProgramHandle> LoadProgram(const driver::ProgramImage& image,
+                                              const driver::ModelOwner& owner);
   Status UnloadProgram(driver::ProgramHandle program);
   uint32_t loaded_programs() const;
-  Status PrepareExecution(std::vector<driver::CoreExecution>* cores) const;
+  // Ascending model id; a model is listed while one of its programs is loaded.
+  std::vector<SessionModel> Models() const;
+  // Also fills `scope` (cleared first) when the request is accepted.
+  Status PrepareExecution(std::vector<driver::CoreExecution>* cores, ExecutionScope* scope) const;
 
   // For driver::ExecutionRequestOptions::cancel: true once Close has begun.
   const std::atomic<bool>* cancel_flag() const { return &cancel_; }
-  // Around each Device::Execute: BeginExecution counts it as running, EndExecution as completed
-  // (failed unless `ok`).
-  void BeginExecution();
-  void EndExecution(bool ok);
+  // Around each Device::Execute: BeginExecution counts it as running (its models too) and
+  // notes the cores its models ran on; EndExecution counts it as completed (failed unless
+  // sample.ok) and keeps the sample.
+  void BeginExecution(const ExecutionScope& scope);
+  void EndExecution(const ExecutionScope& scope, const ExecutionSample& sample);
+  // Oldest first, at most kRecentExecutions.
+  std::vector<ExecutionSample> RecentExecutions() const;
   uint64_t executions() const;
   uint64_t failed_executions() const;
   uint32_t executions_running() const;
@@ -116,6 +160,9 @@ class Session {
 
  private:
   Status CheckOpen() const;  // caller holds mutex_
+  // Drops the per-model entries of `model_id` once none of its programs is loaded and none of
+  // its executions runs. Caller holds mutex_.
+  void ForgetModelIfGone(uint64_t model_id);
 
   const SessionIdentity identity_;
   driver::Device* const device_;
@@ -131,12 +178,22 @@ class Session {
   std::map<driver::MemoryHandle, DeviceMemory> memory_;
   driver::MemoryHandle next_handle_ = 1;
   uint64_t memory_bytes_ = 0;
-  std::map<std::tuple<int, int, driver::MemoryCategory>, uint64_t> bytes_by_category_;
-  std::map<driver::ProgramHandle, driver::ProgramHandle> programs_;  // session -> Device
+  // (chip, hbm, category, model id) -> bytes
+  std::map<std::tuple<int, int, driver::MemoryCategory, uint64_t>, uint64_t> bytes_by_category_;
+  struct Program {
+    driver::ProgramHandle device_handle = driver::kInvalidProgramHandle;
+    driver::ModelOwner owner;
+  };
+  std::map<driver::ProgramHandle, Program> programs_;  // by session handle
   driver::ProgramHandle next_program_ = 1;
+  // Per model id: the cores its programs ran on, and its executions on the Device now. An
+  // entry of a model none of whose programs is loaded any more goes once nothing runs.
+  std::map<uint64_t, std::set<int>> model_cores_ran_;
+  std::map<uint64_t, uint32_t> model_running_;
   uint64_t executions_ = 0;
   uint64_t failed_executions_ = 0;
   uint32_t executions_running_ = 0;
+  std::deque<ExecutionSample> recent_;  // at most kRecentExecutions, oldest first
 };
 
 }  // namespace trnsim::neurond

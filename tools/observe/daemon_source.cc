@@ -15,6 +15,9 @@ namespace {
 
 namespace v1 = trnsim::neurond::v1;
 
+static_assert(kRecentExecutions == v1::RECENT_EXECUTIONS,
+              "instance_view.h and proto/neurond.proto disagree on the recent executions kept");
+
 constexpr char kSessionKeyMetadata[] = "trnsim-session-key";
 
 std::string CategoryName(int category) {
@@ -108,8 +111,14 @@ StatusOr<DaemonStatus> ReadDaemonStatus(const driver::DeviceOptions& connection,
       cores_of[core.owner_session_id()].push_back(core.physical_core());
     }
     if (core.physical_core() >= 0 && core.physical_core() < cores) {
-      result.cores.push_back(
-          {core.physical_core(), core.owner_session_id(), core.executions(), core.busy_ps()});
+      CoreView view;
+      view.physical_core = core.physical_core();
+      view.owner_session_id = core.owner_session_id();
+      view.executions = core.executions();
+      view.busy_ps = core.busy_ps();
+      view.busy_wall_ns = core.busy_wall_ns();
+      view.flops = core.flops();
+      result.cores.push_back(view);
     }
   }
   std::sort(result.cores.begin(), result.cores.end(),
@@ -129,8 +138,30 @@ StatusOr<DaemonStatus> ReadDaemonStatus(const driver::DeviceOptions& connection,
           usage.hbm() >= hbm_stacks) {
         continue;
       }
-      process.memory.push_back(
-          {usage.chip(), usage.hbm(), CategoryName(usage.category()), usage.bytes()});
+      process.memory.push_back({usage.chip(), usage.hbm(), CategoryName(usage.category()),
+                                usage.bytes(), usage.model_id()});
+    }
+    for (const v1::LoadedModel& loaded : session.models()) {
+      if (loaded.model_id() == 0) continue;  // a daemon never reports one; nothing to name it by
+      ModelView model;
+      model.model_id = loaded.model_id();
+      model.name = loaded.name();
+      model.uuid = loaded.uuid();
+      model.device = loaded.chip();
+      for (int core : loaded.physical_core()) {
+        if (core >= 0 && core < cores) model.physical_cores.push_back(core);
+      }
+      std::sort(model.physical_cores.begin(), model.physical_cores.end());
+      model.is_running = loaded.is_running();
+      process.models.push_back(std::move(model));
+    }
+    std::sort(process.models.begin(), process.models.end(),
+              [](const ModelView& a, const ModelView& b) { return a.model_id < b.model_id; });
+    const int samples = session.recent_executions_size();
+    for (int i = std::max(0, samples - kRecentExecutions); i < samples; ++i) {
+      const v1::ExecutionSample& sample = session.recent_executions(i);
+      process.recent_executions.push_back(
+          {sample.finished_ms(), sample.wall_ns(), sample.simulated_ps(), sample.ok()});
     }
     process.loaded_programs = session.loaded_programs();
     process.executions = session.executions();
@@ -140,6 +171,7 @@ StatusOr<DaemonStatus> ReadDaemonStatus(const driver::DeviceOptions& connection,
   }
   std::sort(result.processes.begin(), result.processes.end(),
             [](const ProcessView& a, const ProcessView& b) { return a.session_id < b.session_id; });
+  result.uptime_ms = status.uptime_ms();
   return result;
 }
 

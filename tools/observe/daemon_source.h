@@ -7,6 +7,11 @@
 // token or a daemon whose instance type trnsim does not know; NRT_FAILURE when the daemon is
 // unreachable or a call fails (a failed TLS handshake included); NRT_TIMEOUT past `deadline`.
 // Never blocks longer than about twice `deadline`.
+// Every field of the views comes from the daemon's answer (proto/neurond.proto): a process's
+// models, its memory per model and its recent executions from its SessionStatus (entries on a
+// chip or HBM stack the instance does not have are skipped, as are a model's cores outside it;
+// at most kRecentExecutions samples are kept, the newest), a core's busy_wall_ns and flops
+// from its CoreStatus. A daemon older than these fields reports them as 0 or empty.
 //
 // Thread safety: reentrant.
 #pragma once
@@ -26,6 +31,7 @@ struct DaemonStatus {
   const simulator::InstanceSpec* instance = nullptr;  // the daemon's instance type
   std::vector<ProcessView> processes;  // every session, ascending id; is_observer marks ours
   std::vector<CoreView> cores;         // every physical core the daemon reported, ascending
+  uint64_t uptime_ms = 0;              // the daemon's (StatusResponse.uptime_ms)
 };
 
 // `connection` uses address, token, tls_ca_file and tls_server_name.

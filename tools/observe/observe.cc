@@ -23,6 +23,7 @@ StatusOr<InstanceView> ObserveInstance(const Environment& env) {
   view.daemon_address = connection.address;
   view.processes = std::move(status.processes);
   view.cores = std::move(status.cores);
+  view.daemon_uptime_ms = status.uptime_ms;
   return view;
 }
 

@@ -155,6 +155,7 @@ TEST(MemoryConvertTest, AllocationRequestRoundTrips) {
   in.alignment_bytes = 1 << 21;
   in.owner_core = 101;
   in.category = driver::MemoryCategory::kScratchpad;
+  in.owner_model_id = (uint64_t{1} << 40) + 3;
   v1::AllocationRequest message;
   ToProto(in, &message);
   StatusOr<driver::AllocationRequest> out = AllocationRequestFromProto(ThroughWire(message));
@@ -165,6 +166,47 @@ TEST(MemoryConvertTest, AllocationRequestRoundTrips) {
   EXPECT_EQ(out->alignment_bytes, uint64_t{1} << 21);
   EXPECT_EQ(out->owner_core, 101);
   EXPECT_EQ(out->category, driver::MemoryCategory::kScratchpad);
+  EXPECT_EQ(out->owner_model_id, in.owner_model_id);
+  // An older client's request (no owner_model_id): no model.
+  message.clear_owner_model_id();
+  out = AllocationRequestFromProto(ThroughWire(message));
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(out->owner_model_id, 0u);
+}
+
+TEST(ProgramConvertTest, ModelOwnerRoundTripsAndMalformedOnesAreRefused) {
+  driver::ModelOwner in{42, "bert", "00112233445566778899aabbccddeeff"};
+  v1::LoadProgramHeader header;
+  header.set_image_bytes(10);
+  ToProto(in, &header);
+  StatusOr<driver::ModelOwner> out = ModelOwnerFromProto(ThroughWire(header));
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(out->id, 42u);
+  EXPECT_EQ(out->name, "bert");
+  EXPECT_EQ(out->uuid, in.uuid);
+
+  v1::LoadProgramHeader old;  // an older client: no model fields
+  old.set_image_bytes(10);
+  out = ModelOwnerFromProto(ThroughWire(old));
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(out->id, 0u);
+  EXPECT_TRUE(out->name.empty() && out->uuid.empty());
+
+  v1::LoadProgramHeader m = header;
+  m.set_model_id(0);
+  ExpectInvalid(ModelOwnerFromProto(m), "model_id");
+  m = header;
+  m.set_model_uuid("00112233445566778899AABBCCDDEEFF");
+  ExpectInvalid(ModelOwnerFromProto(m), "model_uuid");
+  m.set_model_uuid("0011");
+  ExpectInvalid(ModelOwnerFromProto(m), "model_uuid");
+  m = header;
+  m.set_model_uuid("");  // no uuid is allowed
+  EXPECT_TRUE(ModelOwnerFromProto(m).ok());
+  m.set_model_name(std::string(5000, 'n'));
+  out = ModelOwnerFromProto(m);
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(out->name.size(), kMaxModelNameBytes);
 }
 
 TEST(MemoryConvertTest, MalformedAllocationRequestsAreRefused) {

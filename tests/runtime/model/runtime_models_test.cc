@@ -89,6 +89,25 @@ TEST_F(RuntimeModelsTest, LoadQueryUnload) {
             StatusCode::kInvalidHandle);
 }
 
+// Model ids (what the runtime tags a model's programs and memory with for neurond): 1, 2, ...
+// in load order, never reused within the runtime's life, even after an unload.
+TEST_F(RuntimeModelsTest, ModelIdsFollowLoadOrderAndAreNotReused) {
+  ASSERT_TRUE(Init().ok());
+  Model* first = MustLoad(SmallNeff(), 0);
+  Model* second = MustLoad(SmallNeff(), 1);
+  ASSERT_TRUE(first != nullptr && second != nullptr);
+  EXPECT_EQ(first->id(), 1u);
+  EXPECT_EQ(second->id(), 2u);
+  EXPECT_EQ(rt().GetModelInfo(second)->model_id, 2u);
+  ASSERT_TRUE(rt().UnloadModel(first).ok());
+  Model* third = MustLoad(SmallNeff(), 0);
+  ASSERT_NE(third, nullptr);
+  EXPECT_EQ(third->id(), 3u);
+  EXPECT_EQ(model::UuidHex({0x00, 0x01, 0x7f, 0x80, 0xff, 0xa5, 0x5a, 0x10, 0x20, 0x30, 0x40, 0x50,
+                            0x60, 0x70, 0x90, 0xfe}),
+            "00017f80ffa55a1020304050607090fe");
+}
+
 TEST_F(RuntimeModelsTest, LncComesFromTheEnvironment) {
   setenv("NEURON_LOGICAL_NC_CONFIG", "1", 1);
   ASSERT_TRUE(Init().ok());

@@ -682,6 +682,161 @@ TEST_F(NeurondServiceTest, ProgramsRunOnHeldCoresWithTheSessionsHandlesOnly) {
   ExpectServing(*alice);
 }
 
+// LoadProgram with a model header (LoadProgramHeader.model_*); the response.
+v1::LoadProgramResponse LoadModelProgram(RawClient& client, const std::string& image,
+                                         uint64_t model_id, const std::string& name,
+                                         const std::string& uuid) {
+  auto context = client.Context();
+  v1::LoadProgramResponse response;
+  auto writer = client.stub().LoadProgram(context.get(), &response);
+  v1::LoadProgramRequest header;
+  header.mutable_header()->set_image_bytes(image.size());
+  header.mutable_header()->set_model_id(model_id);
+  header.mutable_header()->set_model_name(name);
+  header.mutable_header()->set_model_uuid(uuid);
+  v1::LoadProgramRequest chunk;
+  chunk.set_chunk(image);
+  if (writer->Write(header)) writer->Write(chunk);
+  writer->WritesDone();
+  EXPECT_TRUE(writer->Finish().ok());
+  return response;
+}
+
+// The wire fields of the model era: a client that sets none of them (an older one) gets what
+// it got before — memory of no model, no models, its executions sampled — and one that tags
+// its programs and memory sees them grouped per model, running or not, until unloaded.
+TEST_F(NeurondServiceTest, ModelTagsAreOptionalAndReportedPerSession) {
+  auto observer = Connect();
+  auto client = Connect();
+  v1::CoreRange range;
+  range.set_first_physical_core(0);
+  range.set_count(2);
+  v1::AcquireCoresResponse acquired;
+  ASSERT_TRUE(client->stub().AcquireCores(client->Context().get(), range, &acquired).ok());
+  ASSERT_EQ(acquired.status().code(), kOk);
+
+  // Untagged, as an older client sends everything.
+  const uint64_t src = Allocate(*client, 64).info().handle();
+  const uint64_t dst = Allocate(*client, 64).info().handle();
+  const std::string image = CopyProgramImage();
+  v1::LoadProgramResponse plain = LoadProgram(*client, image.size(), {image});
+  ASSERT_EQ(plain.status().code(), kOk) << plain.status().message();
+  v1::ExecuteResponse executed = ExecuteCopy(*client, plain.program(), 1, src, dst);
+  ASSERT_EQ(executed.status().code(), kOk) << executed.status().message();
+  // Refused before the Device: counted nowhere.
+  EXPECT_EQ(ExecuteCopy(*client, plain.program(), 9, src, dst).status().code(), kInvalid);
+
+  v1::StatusResponse status = DaemonStatus(*observer);
+  ASSERT_EQ(status.sessions_size(), 2);
+  const v1::SessionStatus* session = &status.sessions(1);
+  ASSERT_EQ(session->session_id(), client->session_id());
+  EXPECT_EQ(session->models_size(), 0);
+  ASSERT_GT(session->memory_size(), 0);
+  for (const auto& memory : session->memory()) EXPECT_EQ(memory.model_id(), 0u);
+  ASSERT_EQ(session->recent_executions_size(), 1);
+  EXPECT_TRUE(session->recent_executions(0).ok());
+  EXPECT_GT(session->recent_executions(0).wall_ns(), 0u);
+  EXPECT_EQ(session->recent_executions(0).simulated_ps(), executed.result().duration_ps());
+  EXPECT_LE(session->recent_executions(0).finished_ms(), status.uptime_ms());
+  EXPECT_GT(status.cores(1).busy_wall_ns(), 0u);
+  EXPECT_LE(status.cores(1).busy_wall_ns(), status.uptime_ms() * 1'000'000);
+  EXPECT_EQ(status.cores(0).busy_wall_ns(), 0u);
+  EXPECT_EQ(status.cores(1).flops(), 0u);  // a DMA copy does no arithmetic
+
+  // Malformed model headers.
+  EXPECT_EQ(LoadModelProgram(*client, image, 0, "orphan", "").status().code(), kInvalid);
+  EXPECT_EQ(LoadModelProgram(*client, image, 0, "", std::string(32, 'a')).status().code(),
+            kInvalid);
+  EXPECT_EQ(LoadModelProgram(*client, image, 7, "m", std::string(32, 'A')).status().code(),
+            kInvalid);
+  EXPECT_EQ(LoadModelProgram(*client, image, 7, "m", "0123").status().code(), kInvalid);
+  EXPECT_EQ(DaemonStatus(*observer).sessions(1).loaded_programs(), 1u);
+
+  // Tagged: memory of model 7 charged to core 0, its endless program run on core 1.
+  const std::string uuid = "00112233445566778899aabbccddeeff";
+  v1::AllocationRequest request;
+  request.set_size_bytes(4096);
+  request.set_alignment_bytes(64);
+  request.set_owner_core(0);
+  request.set_category(v1::MEMORY_CATEGORY_CONSTANT);
+  request.set_owner_model_id(7);
+  v1::AllocateResponse tagged;
+  ASSERT_TRUE(client->stub().Allocate(client->Context().get(), request, &tagged).ok());
+  ASSERT_EQ(tagged.status().code(), kOk);
+  v1::LoadProgramResponse endless =
+      LoadModelProgram(*client, ProgramImage(kEndlessProgram), 7, "endless", uuid);
+  ASSERT_EQ(endless.status().code(), kOk) << endless.status().message();
+  status = DaemonStatus(*observer);
+  session = &status.sessions(1);
+  ASSERT_EQ(session->models_size(), 1);
+  EXPECT_EQ(session->models(0).model_id(), 7u);
+  EXPECT_EQ(session->models(0).name(), "endless");
+  EXPECT_EQ(session->models(0).uuid(), uuid);
+  EXPECT_EQ(session->models(0).chip(), 0);
+  ASSERT_EQ(session->models(0).physical_core_size(), 1);
+  EXPECT_EQ(session->models(0).physical_core(0), 0);
+  EXPECT_FALSE(session->models(0).is_running());
+  uint64_t model_bytes = 0, other_bytes = 0;
+  for (const auto& memory : session->memory()) {
+    (memory.model_id() == 7 ? model_bytes : other_bytes) += memory.bytes();
+    if (memory.model_id() == 7) EXPECT_EQ(memory.category(), v1::MEMORY_CATEGORY_CONSTANT);
+  }
+  EXPECT_EQ(model_bytes, tagged.info().size_bytes());
+  EXPECT_EQ(model_bytes + other_bytes, HbmUsed(status));
+
+  v1::ExecuteRequest run_forever;
+  v1::CoreExecution* run = run_forever.add_cores();
+  run->set_program(endless.program());
+  run->set_physical_core(1);
+  run_forever.mutable_options()->set_host_timeout_ms(3000);
+  v1::ExecuteResponse timed_out;
+  std::thread execution([&] {
+    EXPECT_TRUE(client->stub().Execute(client->Context().get(), run_forever, &timed_out).ok());
+  });
+  bool seen_running = false;
+  for (int i = 0; i < 140 && !seen_running; ++i) {
+    status = DaemonStatus(*observer);
+    seen_running = status.sessions(1).models_size() == 1 &&
+                   status.sessions(1).models(0).is_running();
+    if (!seen_running) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  execution.join();
+  EXPECT_TRUE(seen_running);
+  EXPECT_EQ(timed_out.status().code(), 5u) << timed_out.status().message();  // NRT_TIMEOUT
+  status = DaemonStatus(*observer);
+  session = &status.sessions(1);
+  ASSERT_EQ(session->models_size(), 1);
+  EXPECT_FALSE(session->models(0).is_running());
+  // Its cores now include the one it ran on.
+  ASSERT_EQ(session->models(0).physical_core_size(), 2);
+  EXPECT_EQ(session->models(0).physical_core(1), 1);
+  ASSERT_EQ(session->recent_executions_size(), 2);
+  EXPECT_FALSE(session->recent_executions(1).ok());
+  EXPECT_EQ(session->recent_executions(1).simulated_ps(), 0u);
+  EXPECT_GE(session->recent_executions(1).wall_ns(), 2'000'000'000u);
+  EXPECT_GE(session->recent_executions(1).finished_ms(),
+            session->recent_executions(0).finished_ms());
+  EXPECT_EQ(session->failed_executions(), 1u);
+  // The failed execution kept core 1 busy for its 3 s too.
+  EXPECT_GE(status.cores(1).busy_wall_ns(), 2'000'000'000u);
+
+  // Unloaded: the model goes; its memory stays attributed until freed.
+  v1::ProgramRef ref;
+  ref.set_program(endless.program());
+  v1::UnloadProgramResponse unloaded;
+  ASSERT_TRUE(client->stub().UnloadProgram(client->Context().get(), ref, &unloaded).ok());
+  ASSERT_EQ(unloaded.status().code(), kOk);
+  status = DaemonStatus(*observer);
+  EXPECT_EQ(status.sessions(1).models_size(), 0);
+  v1::MemoryRef memory_ref;
+  memory_ref.set_handle(tagged.info().handle());
+  v1::FreeResponse freed;
+  ASSERT_TRUE(client->stub().Free(client->Context().get(), memory_ref, &freed).ok());
+  ASSERT_EQ(freed.status().code(), kOk);
+  status = DaemonStatus(*observer);
+  for (const auto& memory : status.sessions(1).memory()) EXPECT_EQ(memory.model_id(), 0u);
+}
+
 // A client that goes away mid-execution: its session ends, the execution is cancelled rather
 // than run to its end, and everything the session held is released.
 TEST_F(NeurondServiceTest, AnExecutionIsCancelledWhenItsSessionEnds) {
