@@ -157,10 +157,7 @@ Status Runtime::Init(uint32_t framework, const std::string& framework_version,
   exec_options.rounding_seed = uint64_t(rounding_seed);
   exec_options.instance_name = config_.instance->type_name;
   exec_options.sys_trace = &sys_trace_;
-  if (inspect && config_.backend != "sim") {
-    TRNSIM_LOG(Warn, Nrt) << "NEURON_RT_INSPECT_ENABLE: device profiles through TRNSIM_DAEMON "
-                             "are not implemented in trnsim yet; nothing will be captured";
-  } else if (inspect) {
+  if (inspect) {
     exec_options.inspect_dir = InspectSessionDir(env.Get(EnvVar::kInspectOutputDir));
     TRNSIM_LOG(Info, Nrt) << "inspect: device profiles go to " << exec_options.inspect_dir;
   }
@@ -653,10 +650,6 @@ Status Runtime::StartProfile(const model::Model* model, const std::string& filen
   std::shared_lock lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
   TRNSIM_RETURN_IF_ERROR(models_->Check(model));
-  if (config_.backend != "sim") {
-    return FailureError("not implemented in trnsim yet: device profiles through neurond "
-                        "(TRNSIM_DAEMON)");
-  }
   return executor_->StartProfile(*model, filename);
 }
 

@@ -154,8 +154,8 @@ class Runtime {
   // --- Device profiles (docs/profiling.md) -------------------------------------------------
   // nrt_profile_start: capture every execution of `model` into `filename` (truncated now) until
   // StopProfile(filename) writes it. NRT_INVALID_HANDLE for an unknown model, NRT_INVALID for
-  // a model or file already being profiled or a file that cannot be created, NRT_FAILURE
-  // through neurond (not implemented yet).
+  // a model or file already being profiled or a file that cannot be created. Through neurond
+  // the daemon records each execution's trace and returns it with the result.
   Status StartProfile(const model::Model* model, const std::string& filename);
   // nrt_profile_stop: NRT_INVALID when no profile was started into `filename` or it cannot be
   // written.

@@ -6,9 +6,11 @@ Usage:
       nrt_profile_start/stop through ctypes: bad arguments and their statuses, the capture window
       (only executions between start and stop are in the file), the file's counters against
       trnsim_get_execution_stats for the same run, and recording-off == recording-on statistics.
-  neuron_profile_test.py remote LIBNRT NEFF_DIR WORK_DIR
-      Through neurond (TRNSIM_TEST_DAEMON): nrt_profile_start is NRT_FAILURE (not implemented
-      yet), executions still run and nothing is written.
+  neuron_profile_test.py remote LIBNRT NEFF_DIR WORK_DIR [NEURON_PROFILE]
+      Through neurond (TRNSIM_TEST_DAEMON, a trn2.3xlarge): two NEFFs (the smallest LNC=2 sample
+      and the largest short of the 137-GFLOP matmul) profiled in-process and through the daemon
+      give byte-identical profile files and, with NEURON_PROFILE, identical summary-json busy
+      times.
   neuron_profile_test.py inspect LIBNRT NEFF_DIR WORK_DIR
       NEURON_RT_INSPECT_ENABLE: every execution leaves profile_nc_<vnc>_session_<n>.ntff.
   neuron_profile_test.py samples NEURON_PROFILE NEFF_DIR WORK_DIR [small|big]
@@ -204,18 +206,67 @@ def test_api(lib_path, neff_dir, work):
     lib.nrt_close()
 
 
-def test_remote(lib_path, neff_dir, work):
-    os.environ["TRNSIM_DAEMON"] = os.environ["TRNSIM_TEST_DAEMON"]
+def profile_once(lib, neff, path, executions):
+    """nrt_init, one model profiled over `executions` runs into `path`, nrt_close; its stats."""
+    expect_eq(lib.nrt_init(1, b"", b""), SUCCESS, "nrt_init")
+    run = Runner(lib, neff)
+    expect_eq(lib.nrt_profile_start(run.model, path.encode()), SUCCESS, "start " + path)
+    for n in range(executions):
+        expect_eq(run.execute(), SUCCESS, f"profiled execution {n}")
+    stats = run.stats()
+    expect_eq(lib.nrt_profile_stop(path.encode()), SUCCESS, "stop " + path)
+    lib.nrt_unload(run.model)
+    lib.nrt_close()
+    return stats
+
+
+def summary_busy(tool, neff, session):
+    summary = json.loads(subprocess.check_output(
+        [tool, "view", "-n", neff, "-s", session, "--output-format", "summary-json"]))
+    return [(run["total_time_ps"],
+             [[(c["core"], e, c["engines"][e]["busy_ps"], c["engines"][e]["wait_ps"])
+               for e in ENGINES] for c in run["cores"]]) for run in summary["executions"]]
+
+
+def test_remote(lib_path, neff_dir, work, tool=None):
+    """The same NEFFs profiled in-process and through neurond give the same profile file."""
+    daemon = os.environ["TRNSIM_TEST_DAEMON"]
     lib = C.CDLL(lib_path)
     bind(lib)
-    expect_eq(lib.nrt_init(1, b"", b""), SUCCESS, "nrt_init through neurond")
-    run = Runner(lib, smallest_sample(neff_dir, 2))
-    path = os.path.join(work, "remote.ntff")
-    expect_eq(lib.nrt_profile_start(run.model, path.encode()), FAILURE, "start through neurond")
-    expect(not os.path.exists(path), "nothing written through neurond")
-    expect_eq(run.execute(), SUCCESS, "execution through neurond")
-    expect_eq(lib.nrt_profile_stop(path.encode()), INVALID, "stop of a capture never started")
-    lib.nrt_close()
+    # The smallest LNC=2 sample, and the largest sample short of the 137-GFLOP matmul, each at
+    # its own LNC.
+    manifest = json.load(open(os.path.join(neff_dir, "manifest.json")))
+    lnc = {s["name"]: s["lnc"] for s in manifest if s["name"] != BIG_SAMPLE}
+    size = {n: os.path.getsize(os.path.join(neff_dir, n + ".neff")) for n in lnc}
+    smallest_lnc2 = min((n for n in lnc if lnc[n] == 2), key=size.get)
+    largest = max(lnc, key=size.get)
+    for name in (smallest_lnc2, largest):
+        neff = os.path.join(neff_dir, name + ".neff")
+        os.environ["NEURON_LOGICAL_NC_CONFIG"] = str(lnc[name])
+        local_path = os.path.join(work, name + ".local.ntff")
+        remote_path = os.path.join(work, name + ".remote.ntff")
+        # In-process on the daemon's instance type, then through the daemon.
+        os.environ.pop("TRNSIM_DAEMON", None)
+        os.environ["TRNSIM_INSTANCE"] = "trn2.3xlarge"
+        local = profile_once(lib, neff, local_path, 2)
+        del os.environ["TRNSIM_INSTANCE"]
+        os.environ["TRNSIM_DAEMON"] = daemon
+        remote = profile_once(lib, neff, remote_path, 2)
+        os.environ.pop("TRNSIM_DAEMON")
+
+        expect_eq(remote.duration_ps, local.duration_ps, name + ": duration")
+        local_doc, remote_doc = json.load(open(local_path)), json.load(open(remote_path))
+        expect_eq(len(remote_doc["executions"]), 2, name + ": two executions through neurond")
+        for a, b in zip(local_doc["executions"], remote_doc["executions"]):
+            for kind in ("instructions", "dma_transfers", "sync_updates"):
+                expect_eq(len(b["events"][kind]), len(a["events"][kind]), f"{name}: {kind}")
+                expect(b["events"][kind] == a["events"][kind], f"{name}: {kind} event for event")
+            expect(len(a["events"]["instructions"]) > 0, name + ": instructions traced")
+        same = open(local_path, "rb").read() == open(remote_path, "rb").read()
+        expect(same, f"{name}: the two profile files are byte-identical")
+        if tool:
+            expect_eq(summary_busy(tool, neff, remote_path), summary_busy(tool, neff, local_path),
+                      name + ": summary-json busy times")
 
 
 def test_inspect(lib_path, neff_dir, work):
