@@ -6,11 +6,12 @@ Usage:
       nrt_profile_start/stop through ctypes: bad arguments and their statuses, the capture window
       (only executions between start and stop are in the file), the file's counters against
       trnsim_get_execution_stats for the same run, and recording-off == recording-on statistics.
-  neuron_profile_test.py remote LIBNRT NEFF_DIR WORK_DIR [NEURON_PROFILE]
+  neuron_profile_test.py remote LIBNRT NEFF_DIR WORK_DIR [NEURON_PROFILE [NEFF]]
       Through neurond (TRNSIM_TEST_DAEMON, a trn2.3xlarge): two NEFFs (the smallest LNC=2 sample
       and the largest short of the 137-GFLOP matmul) profiled in-process and through the daemon
       give byte-identical profile files and, with NEURON_PROFILE, identical summary-json busy
-      times.
+      times; with NEFF (the neff CLI) also a 50,000-instruction program assembled here, whose
+      trace is past gRPC's default 4 MiB message limit.
   neuron_profile_test.py inspect LIBNRT NEFF_DIR WORK_DIR
       NEURON_RT_INSPECT_ENABLE: every execution leaves profile_nc_<vnc>_session_<n>.ntff.
   neuron_profile_test.py samples NEURON_PROFILE NEFF_DIR WORK_DIR [small|big]
@@ -228,9 +229,57 @@ def summary_busy(tool, neff, session):
                for e in ENGINES] for c in run["cores"]]) for run in summary["executions"]]
 
 
-def test_remote(lib_path, neff_dir, work, tool=None):
+LONG_PROGRAM_INSTRUCTIONS = 50000
+
+
+def write_long_program(neff_tool, work):
+    """Assembles a NEFF of LONG_PROGRAM_INSTRUCTIONS tiny DVE adds: cheap to simulate, but its
+    trace carries over 4 MiB of instruction text, so the Execute reply that returns it is past
+    gRPC's default message limit."""
+    source = os.path.join(work, "long_program.s")
+    add = ("tensor_tensor dst=sbuf[p0:1, 8 + [1 x 1]] fp32 in0=sbuf[p0:1, 0 + [1 x 1]] fp32 "
+           "in1=sbuf[p0:1, 4 + [1 x 1]] fp32 op0=add")
+    with open(source, "w") as f:
+        f.write(".kernel long_program\n.lnc 1\n.input a fp32 [1, 1]\n.output c fp32 [1, 1]\n")
+        f.write(".engine dve\n" + (add + "\n") * LONG_PROGRAM_INSTRUCTIONS + "notify_end code=0\n")
+        f.write(".engine sp\nnotify_end code=0\n")
+    neff = os.path.join(work, "long_program.neff")
+    subprocess.check_call([neff_tool, "asm", source, "-o", neff])
+    return neff
+
+
+def compare_profiles(lib, name, neff, lnc, work, tool):
+    """Profiles `neff` in-process and through the daemon; returns the remote profile."""
+    os.environ["NEURON_LOGICAL_NC_CONFIG"] = str(lnc)
+    local_path = os.path.join(work, name + ".local.ntff")
+    remote_path = os.path.join(work, name + ".remote.ntff")
+    # In-process on the daemon's instance type, then through the daemon.
+    os.environ.pop("TRNSIM_DAEMON", None)
+    os.environ["TRNSIM_INSTANCE"] = "trn2.3xlarge"
+    local = profile_once(lib, neff, local_path, 2)
+    del os.environ["TRNSIM_INSTANCE"]
+    os.environ["TRNSIM_DAEMON"] = os.environ["TRNSIM_TEST_DAEMON"]
+    remote = profile_once(lib, neff, remote_path, 2)
+    os.environ.pop("TRNSIM_DAEMON")
+
+    expect_eq(remote.duration_ps, local.duration_ps, name + ": duration")
+    local_doc, remote_doc = json.load(open(local_path)), json.load(open(remote_path))
+    expect_eq(len(remote_doc["executions"]), 2, name + ": two executions through neurond")
+    for a, b in zip(local_doc["executions"], remote_doc["executions"]):
+        for kind in ("instructions", "dma_transfers", "sync_updates"):
+            expect_eq(len(b["events"][kind]), len(a["events"][kind]), f"{name}: {kind}")
+            expect(b["events"][kind] == a["events"][kind], f"{name}: {kind} event for event")
+        expect(len(a["events"]["instructions"]) > 0, name + ": instructions traced")
+    same = open(local_path, "rb").read() == open(remote_path, "rb").read()
+    expect(same, f"{name}: the two profile files are byte-identical")
+    if tool:
+        expect_eq(summary_busy(tool, neff, remote_path), summary_busy(tool, neff, local_path),
+                  name + ": summary-json busy times")
+    return remote_doc
+
+
+def test_remote(lib_path, neff_dir, work, tool=None, neff_tool=None):
     """The same NEFFs profiled in-process and through neurond give the same profile file."""
-    daemon = os.environ["TRNSIM_TEST_DAEMON"]
     lib = C.CDLL(lib_path)
     bind(lib)
     # The smallest LNC=2 sample, and the largest sample short of the 137-GFLOP matmul, each at
@@ -238,35 +287,15 @@ def test_remote(lib_path, neff_dir, work, tool=None):
     manifest = json.load(open(os.path.join(neff_dir, "manifest.json")))
     lnc = {s["name"]: s["lnc"] for s in manifest if s["name"] != BIG_SAMPLE}
     size = {n: os.path.getsize(os.path.join(neff_dir, n + ".neff")) for n in lnc}
-    smallest_lnc2 = min((n for n in lnc if lnc[n] == 2), key=size.get)
-    largest = max(lnc, key=size.get)
-    for name in (smallest_lnc2, largest):
-        neff = os.path.join(neff_dir, name + ".neff")
-        os.environ["NEURON_LOGICAL_NC_CONFIG"] = str(lnc[name])
-        local_path = os.path.join(work, name + ".local.ntff")
-        remote_path = os.path.join(work, name + ".remote.ntff")
-        # In-process on the daemon's instance type, then through the daemon.
-        os.environ.pop("TRNSIM_DAEMON", None)
-        os.environ["TRNSIM_INSTANCE"] = "trn2.3xlarge"
-        local = profile_once(lib, neff, local_path, 2)
-        del os.environ["TRNSIM_INSTANCE"]
-        os.environ["TRNSIM_DAEMON"] = daemon
-        remote = profile_once(lib, neff, remote_path, 2)
-        os.environ.pop("TRNSIM_DAEMON")
-
-        expect_eq(remote.duration_ps, local.duration_ps, name + ": duration")
-        local_doc, remote_doc = json.load(open(local_path)), json.load(open(remote_path))
-        expect_eq(len(remote_doc["executions"]), 2, name + ": two executions through neurond")
-        for a, b in zip(local_doc["executions"], remote_doc["executions"]):
-            for kind in ("instructions", "dma_transfers", "sync_updates"):
-                expect_eq(len(b["events"][kind]), len(a["events"][kind]), f"{name}: {kind}")
-                expect(b["events"][kind] == a["events"][kind], f"{name}: {kind} event for event")
-            expect(len(a["events"]["instructions"]) > 0, name + ": instructions traced")
-        same = open(local_path, "rb").read() == open(remote_path, "rb").read()
-        expect(same, f"{name}: the two profile files are byte-identical")
-        if tool:
-            expect_eq(summary_busy(tool, neff, remote_path), summary_busy(tool, neff, local_path),
-                      name + ": summary-json busy times")
+    for name in (min((n for n in lnc if lnc[n] == 2), key=size.get), max(lnc, key=size.get)):
+        compare_profiles(lib, name, os.path.join(neff_dir, name + ".neff"), lnc[name], work, tool)
+    if neff_tool:
+        doc = compare_profiles(lib, "long_program", write_long_program(neff_tool, work), 1, work,
+                               tool)
+        # The instruction text alone travels verbatim in the reply: a lower bound of its size.
+        text = sum(len(i["opcode"]) + len(i["operands"])
+                   for i in doc["executions"][0]["events"]["instructions"])
+        expect(text > 4 << 20, f"the reply carried {text} bytes of text, past 4 MiB")
 
 
 def test_inspect(lib_path, neff_dir, work):
