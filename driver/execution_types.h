@@ -56,7 +56,8 @@ struct ExecutionRequestOptions {
   // NRT_FAILURE (neurond sets it when the session that asked for the execution ends).
   const std::atomic<bool>* cancel = nullptr;
   // Not sent over the wire: when set, the chip model records the execution's events into it
-  // (simulator/core/trace.h). The remote back end does not support it yet (NRT_FAILURE).
+  // (simulator/core/trace.h); the remote back end asks neurond to record it
+  // (ExecutionOptions.record_trace) and fills it from the reply.
   simulator::core::ExecutionTrace* trace = nullptr;
 };
 

@@ -8,6 +8,7 @@
 #include <new>
 
 #include "common/log.h"
+#include "runtime/profiling/sys_trace_json.h"
 
 namespace trnsim::runtime {
 namespace {
@@ -155,10 +156,8 @@ Status Runtime::Init(uint32_t framework, const std::string& framework_version,
   exec_options.stochastic_rounding = stochastic;
   exec_options.rounding_seed = uint64_t(rounding_seed);
   exec_options.instance_name = config_.instance->type_name;
-  if (inspect && config_.backend != "sim") {
-    TRNSIM_LOG(Warn, Nrt) << "NEURON_RT_INSPECT_ENABLE: device profiles through TRNSIM_DAEMON "
-                             "are not implemented in trnsim yet; nothing will be captured";
-  } else if (inspect) {
+  exec_options.sys_trace = &sys_trace_;
+  if (inspect) {
     exec_options.inspect_dir = InspectSessionDir(env.Get(EnvVar::kInspectOutputDir));
     TRNSIM_LOG(Info, Nrt) << "inspect: device profiles go to " << exec_options.inspect_dir;
   }
@@ -175,6 +174,7 @@ Status Runtime::Init(uint32_t framework, const std::string& framework_version,
 void Runtime::Close() {
   std::unique_lock lock(mutex_);
   if (state_ != State::kInit) return;
+  if (sys_trace_.capturing()) (void)sys_trace_.Stop();  // its rings go with the runtime
   executor_.reset();  // no execution runs: Execute holds the lock shared
   models_.reset();  // unloads every model
   for (TensorSet* set : tensor_sets_) delete set;
@@ -506,6 +506,7 @@ StatusOr<Tensor*> Runtime::GetFromTensorSet(TensorSet* set, const std::string& n
 
 StatusOr<model::Model*> Runtime::LoadModel(std::span<const uint8_t> neff_bytes, int vnc,
                                            int vnc_count) {
+  const uint64_t started_ns = profiling::SysTraceRecorder::NowNs();
   neff::ReadOptions options;
   {
     std::shared_lock lock(mutex_);
@@ -513,14 +514,43 @@ StatusOr<model::Model*> Runtime::LoadModel(std::span<const uint8_t> neff_bytes, 
     options = read_options_;
   }
   if (neff_bytes.empty()) return InvalidError("the NEFF is 0 bytes");
-  TRNSIM_ASSIGN_OR_RETURN(neff::Neff neff, neff::ReadNeff(neff_bytes, options));
-  return LoadModel(std::move(neff), vnc, vnc_count);
+  StatusOr<neff::Neff> neff = neff::ReadNeff(neff_bytes, options);
+  if (!neff.ok()) {
+    // A load that fails before it has a core is traced on the core it asked for, if any.
+    if (vnc >= 0 && sys_trace_.Wants(profiling::SysTraceType::kModelLoad, uint32_t(vnc))) {
+      profiling::SysTraceData stop;
+      stop.status = StatusCodeName(neff.status().code());
+      sys_trace_.RecordSpan(profiling::SysTraceType::kModelLoad, uint32_t(vnc), started_ns,
+                            profiling::SysTraceRecorder::NowNs(), {}, std::move(stop));
+    }
+    return neff.status();
+  }
+  return LoadParsed(std::move(*neff), vnc, vnc_count, started_ns);
 }
 
 StatusOr<model::Model*> Runtime::LoadModel(neff::Neff neff, int vnc, int vnc_count) {
-  std::unique_lock lock(mutex_);
-  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
-  return models_->Load(std::move(neff), vnc, vnc_count);
+  return LoadParsed(std::move(neff), vnc, vnc_count, profiling::SysTraceRecorder::NowNs());
+}
+
+StatusOr<model::Model*> Runtime::LoadParsed(neff::Neff neff, int vnc, int vnc_count,
+                                            uint64_t started_ns) {
+  const std::string name = neff.header.name;
+  StatusOr<model::Model*> loaded = [&]() -> StatusOr<model::Model*> {
+    std::unique_lock lock(mutex_);
+    TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+    return models_->Load(std::move(neff), vnc, vnc_count);
+  }();
+  const int core = loaded.ok() ? (*loaded)->vnc() : vnc;
+  if (core >= 0 && sys_trace_.Wants(profiling::SysTraceType::kModelLoad, uint32_t(core))) {
+    profiling::SysTraceData start;
+    start.model_name = name;
+    profiling::SysTraceData stop;
+    stop.model_name = name;
+    stop.status = StatusCodeName(loaded.ok() ? StatusCode::kOk : loaded.status().code());
+    sys_trace_.RecordSpan(profiling::SysTraceType::kModelLoad, uint32_t(core), started_ns,
+                          profiling::SysTraceRecorder::NowNs(), std::move(start), std::move(stop));
+  }
+  return loaded;
 }
 
 Status Runtime::UnloadModel(model::Model* model) {
@@ -557,6 +587,7 @@ Status Runtime::CheckExecution(const model::Model* model, const TensorSet* input
 
 Status Runtime::Execute(const model::Model* model, const TensorSet* inputs,
                         const TensorSet* outputs, int repeat) {
+  const uint64_t started_ns = profiling::SysTraceRecorder::NowNs();
   std::shared_lock lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
   TRNSIM_RETURN_IF_ERROR(models_->Check(model));
@@ -573,18 +604,52 @@ Status Runtime::Execute(const model::Model* model, const TensorSet* inputs,
                                                std::to_string(model->vnc()) + ": " +
                                                binding.status().message());
   }
-  return executor_->Execute(*model, core_map_->Locate(model->vnc()),
-                            models_->scratchpad(model->vnc()), *binding, repeat);
+  // The nrt_execute span is recorded once the call is valid; its start time is the call's.
+  const uint32_t core = uint32_t(model->vnc());
+  uint64_t tracking_id = 0;
+  if (sys_trace_.Wants(profiling::SysTraceType::kNrtExecute, core)) {
+    profiling::SysTraceData start;
+    start.model_name = model->name();
+    start.repeat = repeat;
+    tracking_id = sys_trace_.RecordStart(profiling::SysTraceType::kNrtExecute, core, started_ns,
+                                         std::move(start));
+  }
+  Status ran = executor_->Execute(*model, core_map_->Locate(model->vnc()),
+                                  models_->scratchpad(model->vnc()), *binding, repeat);
+  if (tracking_id != 0) {
+    profiling::SysTraceData stop;
+    stop.model_name = model->name();
+    stop.status = StatusCodeName(ran.code());
+    sys_trace_.RecordStop(profiling::SysTraceType::kNrtExecute, core, tracking_id,
+                          profiling::SysTraceRecorder::NowNs(), std::move(stop));
+  }
+  return ran;
+}
+
+Status Runtime::StartSysTrace(const profiling::SysTraceConfig& config) {
+  std::shared_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  return sys_trace_.Start(config, uint32_t(config_.visible_vnc_count));
+}
+
+Status Runtime::StopSysTrace() {
+  std::shared_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  return sys_trace_.Stop();
+}
+
+StatusOr<std::string> Runtime::FetchSysTrace(const profiling::SysTraceFetchOptions& options) {
+  std::shared_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  std::vector<profiling::SysTraceEvent> events = sys_trace_.Drain(options);
+  lock.unlock();  // serialising needs no runtime state
+  return profiling::SysTraceEventsToJson(events);
 }
 
 Status Runtime::StartProfile(const model::Model* model, const std::string& filename) {
   std::shared_lock lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
   TRNSIM_RETURN_IF_ERROR(models_->Check(model));
-  if (config_.backend != "sim") {
-    return FailureError("not implemented in trnsim yet: device profiles through neurond "
-                        "(TRNSIM_DAEMON)");
-  }
   return executor_->StartProfile(*model, filename);
 }
 

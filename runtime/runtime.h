@@ -38,6 +38,8 @@
 #include "runtime/model/model_registry.h"
 #include "runtime/neff/neff.h"
 #include "runtime/neff/neff_io.h"
+#include "runtime/profiling/sys_trace_config.h"
+#include "runtime/profiling/sys_trace_recorder.h"
 #include "runtime/tensor.h"
 #include "runtime/tensor_set.h"
 
@@ -153,12 +155,22 @@ class Runtime {
   // --- Device profiles (docs/profiling.md) -------------------------------------------------
   // nrt_profile_start: capture every execution of `model` into `filename` (truncated now) until
   // StopProfile(filename) writes it. NRT_INVALID_HANDLE for an unknown model, NRT_INVALID for
-  // a model or file already being profiled or a file that cannot be created, NRT_FAILURE
-  // through neurond (not implemented yet).
+  // a model or file already being profiled or a file that cannot be created. Through neurond
+  // the daemon records each execution's trace and returns it with the result.
   Status StartProfile(const model::Model* model, const std::string& filename);
   // nrt_profile_stop: NRT_INVALID when no profile was started into `filename` or it cannot be
   // written.
   Status StopProfile(const std::string& filename);
+
+  // --- System trace (nrt_sys_trace_*, runtime/profiling/sys_trace_recorder.h) ---------------
+  // Rings for the config's enabled cores among this process's visible ones. NRT_INVALID when a
+  // capture is already running. nrt_close stops a running capture (its events are lost).
+  Status StartSysTrace(const profiling::SysTraceConfig& config);
+  // NRT_INVALID when no capture is running.
+  Status StopSysTrace();
+  // Removes the selected events from the rings and returns them as JSON (sys_trace_json.h);
+  // no capture running: a document with no events.
+  StatusOr<std::string> FetchSysTrace(const profiling::SysTraceFetchOptions& options);
 
   // --- For layers above (models, tools) ----------------------------------------------------
   // Valid only while initialised.
@@ -176,6 +188,8 @@ class Runtime {
   Tensor* Adopt(std::unique_ptr<Tensor> tensor);
   // The configuration in force: the frozen one once initialised, else a fresh parse.
   StatusOr<RuntimeConfig> CurrentConfig() const;
+  // LoadModel after parsing; `started_ns` is when the load began (for the system trace).
+  StatusOr<model::Model*> LoadParsed(neff::Neff neff, int vnc, int vnc_count, uint64_t started_ns);
 
   mutable std::shared_mutex mutex_;  // guards everything below
   State state_ = State::kStart;
@@ -188,6 +202,8 @@ class Runtime {
   std::unique_ptr<model::ModelRegistry> models_;
   std::unique_ptr<execution::Executor> executor_;  // created at Init, destroyed at Close
   neff::ReadOptions read_options_;  // validate_hash from NEURON_RT_VALIDATE_HASH at Init
+  // Not guarded by mutex_ (it has its own): the executor records into it during runs.
+  profiling::SysTraceRecorder sys_trace_;
 };
 
 }  // namespace trnsim::runtime

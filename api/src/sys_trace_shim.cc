@@ -1,11 +1,13 @@
-// System trace: the capture config and fetch options (pure host objects that already work, at
-// any time, over runtime/profiling/sys_trace_config.h), the event-type lists, and capture
-// itself (start, stop, fetch), which needs the profiler: until it lands those validate their
-// arguments and the lifecycle, then report NotImplemented (docs/api-status.md).
+// System trace: the capture config and fetch options (pure host objects that work at any time,
+// over runtime/profiling/sys_trace_config.h), the event-type lists, and capture itself (start,
+// stop, fetch) over the runtime's SysTraceRecorder (runtime/profiling/sys_trace_recorder.h;
+// docs/profiling.md §6).
 //
 // Void setters given a NULL object log one line and return.
 #include <cstdlib>
+#include <cstring>
 #include <new>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -16,7 +18,6 @@
 
 using trnsim::api::FreeStringArray;
 using trnsim::api::MallocStringArray;
-using trnsim::api::NotImplemented;
 using trnsim::api::NullArgument;
 using trnsim::api::Report;
 using trnsim::api::Rt;
@@ -25,8 +26,6 @@ using trnsim::runtime::profiling::SysTraceConfig;
 using trnsim::runtime::profiling::SysTraceFetchOptions;
 
 namespace {
-
-constexpr char kCapture[] = "system-trace capture (arrives with the profiler)";
 
 // Handles are the addresses of the runtime objects, created with new.
 SysTraceConfig* Unwrap(nrt_sys_trace_config_t* config) {
@@ -112,16 +111,10 @@ NRT_STATUS nrt_sys_trace_config_get_enabled_event_types(nrt_sys_trace_config_t* 
 
 NRT_STATUS nrt_sys_trace_start(nrt_sys_trace_config_t* options) {
   if (options == nullptr) return NullArgument(__func__, "options");
-  trnsim::Status ready = Rt().CheckInitialized();
-  if (!ready.ok()) return Report(__func__, ready);
-  return NotImplemented(__func__, kCapture);
+  return Report(__func__, Rt().StartSysTrace(*Unwrap(options)));
 }
 
-NRT_STATUS nrt_sys_trace_stop(void) {
-  trnsim::Status ready = Rt().CheckInitialized();
-  if (!ready.ok()) return Report(__func__, ready);
-  return NotImplemented(__func__, kCapture);
-}
+NRT_STATUS nrt_sys_trace_stop(void) { return Report(__func__, Rt().StopSysTrace()); }
 
 // --- Fetch options and fetch ----------------------------------------------------------------
 
@@ -154,9 +147,28 @@ NRT_STATUS nrt_sys_trace_fetch_events(char** buffer, size_t* written_size,
                                       const nrt_sys_trace_fetch_options_t* options) {
   if (buffer == nullptr) return NullArgument(__func__, "buffer");
   if (written_size == nullptr) return NullArgument(__func__, "written_size");
-  trnsim::Status ready = Rt().CheckInitialized();  // NULL options means all cores, all events
-  if (!ready.ok()) return Report(__func__, ready);
-  return NotImplemented(__func__, kCapture);
+  // As AWS's: the caller hands in a NULL pointer, so a filled one is a caller bug (and would
+  // leak the buffer it points to).
+  if (*buffer != nullptr) {
+    return Report(__func__, trnsim::InvalidError("*buffer is not NULL: set it to NULL before the "
+                                                 "call and free a previous result with "
+                                                 "nrt_sys_trace_buffer_free"));
+  }
+  const SysTraceFetchOptions all;  // NULL options: all cores, all events
+  trnsim::StatusOr<std::string> json = Rt().FetchSysTrace(
+      options != nullptr ? *reinterpret_cast<const SysTraceFetchOptions*>(options) : all);
+  if (!json.ok()) return Report(__func__, json.status());
+  char* out = static_cast<char*>(std::malloc(json->size() + 1));
+  if (out == nullptr) {
+    return Report(__func__,
+                  trnsim::ResourceError("cannot allocate " + std::to_string(json->size() + 1) +
+                                        " bytes for the system-trace JSON"));
+  }
+  std::memcpy(out, json->data(), json->size());
+  out[json->size()] = '\0';
+  *buffer = out;
+  *written_size = json->size();
+  return NRT_SUCCESS;
 }
 
 // The fetch hands out malloc'd JSON, so free() releases it.

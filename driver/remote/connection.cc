@@ -31,6 +31,7 @@ StatusOr<std::shared_ptr<grpc::Channel>> OpenDaemonChannel(const DeviceOptions& 
   if (options.address.empty()) return InvalidError("no daemon address");
   TRNSIM_RETURN_IF_ERROR(ValidateDaemonAddress(options.address));
   grpc::ChannelArguments arguments = TransferChannelArguments();
+  arguments.SetMaxReceiveMessageSize(kMaxExecuteReplyBytes);  // traced Execute replies
   if (options.tls_ca_file.empty()) {
     if (!options.tls_server_name.empty()) {
       return InvalidError("a TLS server name ('" + options.tls_server_name +

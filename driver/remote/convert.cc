@@ -347,6 +347,7 @@ void ToProto(const driver::ExecutionRequestOptions& in, v1::ExecutionOptions* ou
   out->set_host_timeout_ms(in.host_timeout.count() > 0 ? uint64_t(in.host_timeout.count()) : 0);
   out->set_stochastic_rounding(in.stochastic_rounding);
   out->mutable_rounding_seeds()->Assign(in.rounding_seeds.begin(), in.rounding_seeds.end());
+  out->set_record_trace(in.trace != nullptr);
 }
 
 StatusOr<driver::ExecutionRequestOptions> ExecutionOptionsFromProto(

@@ -18,6 +18,7 @@
 #include "driver/remote/chunking.h"
 #include "driver/remote/connection.h"
 #include "driver/remote/convert.h"
+#include "driver/remote/convert_trace.h"
 #include "proto/neurond.grpc.pb.h"
 
 #ifndef TRNSIM_VERSION
@@ -606,10 +607,6 @@ Status RemoteDevice::UnloadProgram(ProgramHandle program) {
 
 StatusOr<simulator::core::ExecutionResult> RemoteDevice::Execute(
     std::span<const CoreExecution> cores, const ExecutionRequestOptions& options) {
-  if (options.trace != nullptr) {
-    // The Execute reply carries statistics only; a trace can be far larger (docs/profiling.md).
-    return FailureError("not implemented in trnsim yet: device profiles through neurond");
-  }
   v1::ExecuteRequest request;
   for (const CoreExecution& core : cores) ToProto(core, request.add_cores());
   ToProto(options, request.mutable_options());
@@ -619,8 +616,16 @@ StatusOr<simulator::core::ExecutionResult> RemoteDevice::Execute(
       options.host_timeout.count() > 0 ? options.host_timeout + options_.rpc_deadline
                                        : std::chrono::milliseconds(0);
   v1::ExecuteResponse response;
-  TRNSIM_RETURN_IF_ERROR(
-      Call("Execute", &v1::Neurond::Stub::Execute, request, &response, deadline));
+  Status called = Call("Execute", &v1::Neurond::Stub::Execute, request, &response, deadline);
+  // A failed execution's trace still holds the events up to the failure, as in-process.
+  if (options.trace != nullptr && response.has_trace()) {
+    StatusOr<simulator::core::ExecutionTrace> trace = TraceFromProto(response.trace());
+    if (!trace.ok()) return ProtocolError("Execute", trace.status().message());
+    *options.trace = *std::move(trace);
+  } else if (options.trace != nullptr && called.ok()) {
+    return ProtocolError("Execute", "no trace in the reply, though the request asked for one");
+  }
+  TRNSIM_RETURN_IF_ERROR(called);
   StatusOr<simulator::core::ExecutionResult> result =
       ExecutionResultFromProto(response.result());
   if (!result.ok()) return ProtocolError("Execute", result.status().message());

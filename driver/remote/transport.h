@@ -20,4 +20,18 @@ struct ChannelSetting {
 // The settings, for grpc::ChannelArguments::SetInt and grpc::ServerBuilder::AddChannelArgument.
 std::span<const ChannelSetting> TransferChannelSettings();
 
+// The largest message the daemon sends and the client accepts: an Execute reply carrying a
+// recorded trace (ExecutionOptions.record_trace; one event per instruction, DMA transfer and
+// semaphore update, so tens of MiB for a big kernel), far past gRPC's 4 MiB default.
+//
+// Why one big reply rather than a stream: the trace exists whole only when the execution ends,
+// and both ends hold it whole anyway (the chip model fills it in memory; the runtime writes the
+// profile file from all of it), so streaming it in pieces would not lower either side's peak
+// memory — it would add a second, server-streaming Execute RPC to the protocol for nothing.
+// The bound is protobuf's own (a message must stay under 2 GiB); the daemon refuses a reply
+// past it with NRT_RESOURCE rather than letting the transport fail. Other messages stay small
+// by construction (data moves in kChunkBytes chunks), so the raised limit changes nothing for
+// them.
+inline constexpr int kMaxExecuteReplyBytes = 0x7fffffff;
+
 }  // namespace trnsim::driver::remote

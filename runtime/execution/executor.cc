@@ -42,6 +42,8 @@ Status Executor::RunOnce(const model::Model& model, const CoreLocation& where,
                          const model::SharedScratchpad& scratchpad, const IoBinding& binding) {
   const std::vector<neff::Subgraph>& subgraphs = model.neff().subgraphs;
   std::lock_guard<std::mutex> lock(execute_mutex_);
+  const uint64_t run_started_ns = profiling::SysTraceRecorder::NowNs();
+  const uint64_t exec_id = ++runs_;
   uint64_t execution_index = 0;
   {
     std::lock_guard<std::mutex> records_lock(records_mutex_);
@@ -79,6 +81,7 @@ Status Executor::RunOnce(const model::Model& model, const CoreLocation& where,
   if (profiled || !options_.inspect_dir.empty()) request.trace = &trace;
 
   auto started = std::chrono::steady_clock::now();
+  const uint64_t device_started_ns = profiling::SysTraceRecorder::NowNs();
   StatusOr<simulator::core::ExecutionResult> result = device_->Execute(cores, request);
   auto host_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                      std::chrono::steady_clock::now() - started)
@@ -94,6 +97,8 @@ Status Executor::RunOnce(const model::Model& model, const CoreLocation& where,
     captured.trace = std::move(trace);
     Capture(model, profiled, std::move(captured));
   }
+  TraceRun(model, where, exec_id, run_started_ns, device_started_ns, result,
+           result.ok() ? copied : result.status());
   if (!result.ok()) return result.status();
   TRNSIM_RETURN_IF_ERROR(copied);
 
@@ -136,6 +141,39 @@ Status Executor::StartProfile(const model::Model& model, const std::string& file
 }
 
 Status Executor::StopProfile(const std::string& filename) { return profiles_.Stop(filename); }
+
+void Executor::TraceRun(const model::Model& model, const CoreLocation& where, uint64_t exec_id,
+                        uint64_t run_started_ns, uint64_t device_started_ns,
+                        const StatusOr<simulator::core::ExecutionResult>& result,
+                        const Status& outcome) {
+  profiling::SysTraceRecorder* trace = options_.sys_trace;
+  if (trace == nullptr || !trace->capturing()) return;
+  const uint32_t nc = uint32_t(model.vnc());
+  if (result.ok() && trace->Wants(profiling::SysTraceType::kNcExecRunning, nc)) {
+    // Device time: the simulated run, anchored at the host time the device was handed it.
+    const uint64_t duration_ps = result->duration_ps;
+    profiling::SysTraceData start;
+    start.model_name = model.name();
+    start.exec_id = exec_id;
+    start.device_core_idx = uint32_t(where.first_physical % chip_.physical_cores);
+    profiling::SysTraceData stop;
+    stop.exec_id = exec_id;
+    stop.duration_ps = duration_ps;
+    trace->RecordSpan(profiling::SysTraceType::kNcExecRunning, nc, device_started_ns,
+                      device_started_ns + (duration_ps + 999) / 1000, std::move(start),
+                      std::move(stop));
+  }
+  if (trace->Wants(profiling::SysTraceType::kRuntimeExecute, nc)) {
+    profiling::SysTraceData start;
+    start.model_name = model.name();
+    start.exec_id = exec_id;
+    profiling::SysTraceData stop;
+    stop.exec_id = exec_id;
+    stop.status = StatusCodeName(outcome.code());
+    trace->RecordSpan(profiling::SysTraceType::kRuntimeExecute, nc, run_started_ns,
+                      profiling::SysTraceRecorder::NowNs(), std::move(start), std::move(stop));
+  }
+}
 
 void Executor::Capture(const model::Model& model, bool profiled,
                        profiling::ProfiledExecution execution) {

@@ -42,6 +42,7 @@
 #include "runtime/model/shared_scratchpad.h"
 #include "runtime/profiling/profile_file.h"
 #include "runtime/profiling/profile_sessions.h"
+#include "runtime/profiling/sys_trace_recorder.h"
 #include "simulator/core/execution.h"
 #include "simulator/spec/chip_spec.h"
 
@@ -56,6 +57,9 @@ struct ExecutorOptions {
   // (profile_nc_<vnc>_session_<n>.ntff, n = 1, 2, ... per process); empty: off.
   std::string inspect_dir;
   std::string instance_name;  // for profile headers ("trn2.48xlarge")
+  // The system trace each run records into (runtime_execute: the run's host time;
+  // nc_exec_running: the simulated run on the device). Null: nothing recorded.
+  profiling::SysTraceRecorder* sys_trace = nullptr;
 };
 
 // What nrt_execute left behind for a model (trnsim_get_execution_stats).
@@ -92,6 +96,12 @@ class Executor {
   profiling::ProfileHeader HeaderFor(const model::Model& model) const;
   // Hands a traced execution to the model's profile session and/or the inspect directory.
   void Capture(const model::Model& model, bool profiled, profiling::ProfiledExecution execution);
+  // Records the system-trace spans of run `exec_id`: runtime_execute over
+  // [run_started_ns, now), and, when it succeeded, nc_exec_running from device_started_ns for
+  // the simulated duration.
+  void TraceRun(const model::Model& model, const CoreLocation& where, uint64_t exec_id,
+                uint64_t run_started_ns, uint64_t device_started_ns,
+                const StatusOr<simulator::core::ExecutionResult>& result, const Status& outcome);
 
   driver::Device* device_;
   const simulator::ChipSpec& chip_;
@@ -102,6 +112,7 @@ class Executor {
   std::unordered_map<const model::Model*, ExecutionRecord> records_;
   profiling::ProfileSessions profiles_;
   uint64_t inspect_sessions_ = 0;  // inspect profiles written; guarded by execute_mutex_
+  uint64_t runs_ = 0;  // runs started in the process (system trace exec_id); execute_mutex_
 };
 
 }  // namespace trnsim::runtime::execution

@@ -1,6 +1,7 @@
 // SysTraceConfig and SysTraceFetchOptions: the host objects behind nrt_sys_trace_config_t and
 // nrt_sys_trace_fetch_options_t (api/include/nrt/nrt_sys_trace.h). They only hold settings;
-// capture itself (ring buffers, fetch) arrives with the profiler and reads them.
+// capture itself (ring buffers, fetch) is SysTraceRecorder (sys_trace_recorder.h), which reads
+// them.
 //
 // Event types are named by the strings of kSysTraceEventTypes and held internally as indices
 // into that table, so nothing past configuration compares strings.

@@ -6,9 +6,12 @@ Usage:
       nrt_profile_start/stop through ctypes: bad arguments and their statuses, the capture window
       (only executions between start and stop are in the file), the file's counters against
       trnsim_get_execution_stats for the same run, and recording-off == recording-on statistics.
-  neuron_profile_test.py remote LIBNRT NEFF_DIR WORK_DIR
-      Through neurond (TRNSIM_TEST_DAEMON): nrt_profile_start is NRT_FAILURE (not implemented
-      yet), executions still run and nothing is written.
+  neuron_profile_test.py remote LIBNRT NEFF_DIR WORK_DIR [NEURON_PROFILE [NEFF]]
+      Through neurond (TRNSIM_TEST_DAEMON, a trn2.3xlarge): two NEFFs (the smallest LNC=2 sample
+      and the largest short of the 137-GFLOP matmul) profiled in-process and through the daemon
+      give byte-identical profile files and, with NEURON_PROFILE, identical summary-json busy
+      times; with NEFF (the neff CLI) also a 50,000-instruction program assembled here, whose
+      trace is past gRPC's default 4 MiB message limit.
   neuron_profile_test.py inspect LIBNRT NEFF_DIR WORK_DIR
       NEURON_RT_INSPECT_ENABLE: every execution leaves profile_nc_<vnc>_session_<n>.ntff.
   neuron_profile_test.py samples NEURON_PROFILE NEFF_DIR WORK_DIR [small|big]
@@ -208,18 +211,95 @@ def test_api(lib_path, neff_dir, work):
     lib.nrt_close()
 
 
-def test_remote(lib_path, neff_dir, work):
+def profile_once(lib, neff, path, executions):
+    """nrt_init, one model profiled over `executions` runs into `path`, nrt_close; its stats."""
+    expect_eq(lib.nrt_init(1, b"", b""), SUCCESS, "nrt_init")
+    run = Runner(lib, neff)
+    expect_eq(lib.nrt_profile_start(run.model, path.encode()), SUCCESS, "start " + path)
+    for n in range(executions):
+        expect_eq(run.execute(), SUCCESS, f"profiled execution {n}")
+    stats = run.stats()
+    expect_eq(lib.nrt_profile_stop(path.encode()), SUCCESS, "stop " + path)
+    lib.nrt_unload(run.model)
+    lib.nrt_close()
+    return stats
+
+
+def summary_busy(tool, neff, session):
+    summary = json.loads(subprocess.check_output(
+        [tool, "view", "-n", neff, "-s", session, "--output-format", "summary-json"]))
+    return [(run["total_time_ps"],
+             [[(c["core"], e, c["engines"][e]["busy_ps"], c["engines"][e]["wait_ps"])
+               for e in ENGINES] for c in run["cores"]]) for run in summary["executions"]]
+
+
+LONG_PROGRAM_INSTRUCTIONS = 50000
+
+
+def write_long_program(neff_tool, work):
+    """Assembles a NEFF of LONG_PROGRAM_INSTRUCTIONS tiny DVE adds: cheap to simulate, but its
+    trace carries over 4 MiB of instruction text, so the Execute reply that returns it is past
+    gRPC's default message limit."""
+    source = os.path.join(work, "long_program.s")
+    add = ("tensor_tensor dst=sbuf[p0:1, 8 + [1 x 1]] fp32 in0=sbuf[p0:1, 0 + [1 x 1]] fp32 "
+           "in1=sbuf[p0:1, 4 + [1 x 1]] fp32 op0=add")
+    with open(source, "w") as f:
+        f.write(".kernel long_program\n.lnc 1\n.input a fp32 [1, 1]\n.output c fp32 [1, 1]\n")
+        f.write(".engine dve\n" + (add + "\n") * LONG_PROGRAM_INSTRUCTIONS + "notify_end code=0\n")
+        f.write(".engine sp\nnotify_end code=0\n")
+    neff = os.path.join(work, "long_program.neff")
+    subprocess.check_call([neff_tool, "asm", source, "-o", neff])
+    return neff
+
+
+def compare_profiles(lib, name, neff, lnc, work, tool):
+    """Profiles `neff` in-process and through the daemon; returns the remote profile."""
+    os.environ["NEURON_LOGICAL_NC_CONFIG"] = str(lnc)
+    local_path = os.path.join(work, name + ".local.ntff")
+    remote_path = os.path.join(work, name + ".remote.ntff")
+    # In-process on the daemon's instance type, then through the daemon.
+    os.environ.pop("TRNSIM_DAEMON", None)
+    os.environ["TRNSIM_INSTANCE"] = "trn2.3xlarge"
+    local = profile_once(lib, neff, local_path, 2)
+    del os.environ["TRNSIM_INSTANCE"]
     os.environ["TRNSIM_DAEMON"] = os.environ["TRNSIM_TEST_DAEMON"]
+    remote = profile_once(lib, neff, remote_path, 2)
+    os.environ.pop("TRNSIM_DAEMON")
+
+    expect_eq(remote.duration_ps, local.duration_ps, name + ": duration")
+    local_doc, remote_doc = json.load(open(local_path)), json.load(open(remote_path))
+    expect_eq(len(remote_doc["executions"]), 2, name + ": two executions through neurond")
+    for a, b in zip(local_doc["executions"], remote_doc["executions"]):
+        for kind in ("instructions", "dma_transfers", "sync_updates"):
+            expect_eq(len(b["events"][kind]), len(a["events"][kind]), f"{name}: {kind}")
+            expect(b["events"][kind] == a["events"][kind], f"{name}: {kind} event for event")
+        expect(len(a["events"]["instructions"]) > 0, name + ": instructions traced")
+    same = open(local_path, "rb").read() == open(remote_path, "rb").read()
+    expect(same, f"{name}: the two profile files are byte-identical")
+    if tool:
+        expect_eq(summary_busy(tool, neff, remote_path), summary_busy(tool, neff, local_path),
+                  name + ": summary-json busy times")
+    return remote_doc
+
+
+def test_remote(lib_path, neff_dir, work, tool=None, neff_tool=None):
+    """The same NEFFs profiled in-process and through neurond give the same profile file."""
     lib = C.CDLL(lib_path)
     bind(lib)
-    expect_eq(lib.nrt_init(1, b"", b""), SUCCESS, "nrt_init through neurond")
-    run = Runner(lib, smallest_sample(neff_dir, 2))
-    path = os.path.join(work, "remote.ntff")
-    expect_eq(lib.nrt_profile_start(run.model, path.encode()), FAILURE, "start through neurond")
-    expect(not os.path.exists(path), "nothing written through neurond")
-    expect_eq(run.execute(), SUCCESS, "execution through neurond")
-    expect_eq(lib.nrt_profile_stop(path.encode()), INVALID, "stop of a capture never started")
-    lib.nrt_close()
+    # The smallest LNC=2 sample, and the largest sample short of the 137-GFLOP matmul, each at
+    # its own LNC.
+    manifest = json.load(open(os.path.join(neff_dir, "manifest.json")))
+    lnc = {s["name"]: s["lnc"] for s in manifest if s["name"] != BIG_SAMPLE}
+    size = {n: os.path.getsize(os.path.join(neff_dir, n + ".neff")) for n in lnc}
+    for name in (min((n for n in lnc if lnc[n] == 2), key=size.get), max(lnc, key=size.get)):
+        compare_profiles(lib, name, os.path.join(neff_dir, name + ".neff"), lnc[name], work, tool)
+    if neff_tool:
+        doc = compare_profiles(lib, "long_program", write_long_program(neff_tool, work), 1, work,
+                               tool)
+        # The instruction text alone travels verbatim in the reply: a lower bound of its size.
+        text = sum(len(i["opcode"]) + len(i["operands"])
+                   for i in doc["executions"][0]["events"]["instructions"])
+        expect(text > 4 << 20, f"the reply carried {text} bytes of text, past 4 MiB")
 
 
 def test_inspect(lib_path, neff_dir, work):

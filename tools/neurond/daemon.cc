@@ -47,7 +47,8 @@ StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
   int port = 0;
   builder.AddListeningPort(listen, credentials, &port);
   builder.SetMaxReceiveMessageSize(kMaxMessageBytes);
-  builder.SetMaxSendMessageSize(kMaxMessageBytes);
+  // Replies may carry a recorded trace (driver/remote/transport.h explains the bound).
+  builder.SetMaxSendMessageSize(driver::remote::kMaxExecuteReplyBytes);
   for (const driver::remote::ChannelSetting& setting : driver::remote::TransferChannelSettings()) {
     builder.AddChannelArgument(setting.name, setting.value);
   }

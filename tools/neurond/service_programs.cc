@@ -9,6 +9,9 @@
 
 #include "driver/remote/chunking.h"
 #include "driver/remote/convert.h"
+#include "driver/remote/convert_trace.h"
+#include "driver/remote/transport.h"
+#include "simulator/core/trace.h"
 #include "tools/neurond/service.h"
 
 namespace trnsim::neurond {
@@ -81,6 +84,8 @@ grpc::Status NeurondService::Execute(grpc::ServerContext* context,
                             remote::ExecutionOptionsFromProto(request->options()));
     TRNSIM_RETURN_IF_ERROR(session->PrepareExecution(&cores, &scope));
     options.cancel = session->cancel_flag();
+    simulator::core::ExecutionTrace trace;
+    if (request->options().record_trace()) options.trace = &trace;
     session->BeginExecution(scope);
     reached_device = true;
     const Clock::time_point device_start = Clock::now();
@@ -101,6 +106,20 @@ grpc::Status NeurondService::Execute(grpc::ServerContext* context,
             core_flops_[physical] += engine.flops;
           }
         }
+      }
+    }
+    if (options.trace != nullptr) {
+      // Also after a failure: the events up to it are the profile of a failed execution.
+      remote::ToProto(trace, response->mutable_trace());
+      trace.Clear();
+      // Leave room for the status the reply gets after this.
+      constexpr size_t kStatusRoomBytes = 1 << 20;
+      const size_t bytes = response->ByteSizeLong();
+      if (bytes > size_t(driver::remote::kMaxExecuteReplyBytes) - kStatusRoomBytes) {
+        response->clear_trace();
+        return ResourceError("the execution's trace is " + std::to_string(bytes) +
+                             " bytes, more than one reply can carry (" +
+                             std::to_string(driver::remote::kMaxExecuteReplyBytes) + ")");
       }
     }
     if (!result.ok()) return result.status();
