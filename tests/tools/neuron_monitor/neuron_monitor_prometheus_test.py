@@ -13,7 +13,8 @@ the client's runtime appears, then a few more times, and checks:
   - every metric name of AWS's exporter (tools-driver-facts.md §3.7) present, with the six
     instance labels on every sample and runtime_tag on the runtime ones;
   - instance_info (trn2.3xlarge) and neuron_hardware_info (1 device, 8 cores per device);
-  - neuroncore_utilization_ratio in [0, 1] for the client's core;
+  - neuroncore_utilization_ratio in (0, 1] for the client's (busy) core;
+  - execution_latency_seconds p0..p100 present, positive and ordered;
   - execution_status_total{status_type="completed"} > 0 and never decreasing across scrapes;
   - neuron_runtime_memory_used_bytes{memory_location="neuron_device"} > 0;
   - system_memory_total_bytes = MemTotal of /proc/meminfo in bytes;
@@ -162,8 +163,14 @@ def check_scrape(families, tag):
            hw[0][1].get("neuroncore_per_device_count") == "8" and hw[0][2] == 1.0,
            f"neuron_hardware_info {hw}")
     util = samples(families, "neuroncore_utilization_ratio", runtime_tag=tag)
-    expect([s[1]["neuroncore"] for s in util] == ["0"] and all(0 <= s[2] <= 1 for s in util),
-           f"neuroncore_utilization_ratio {util}")
+    expect([s[1]["neuroncore"] for s in util] == ["0"] and all(0 < s[2] <= 1 for s in util),
+           f"neuroncore_utilization_ratio of the busy core in (0, 1]: {util}")
+    latency = {s[1]["percentile"]: s[2] for s in
+               samples(families, "execution_latency_seconds", runtime_tag=tag)}
+    order = ["p0", "p1", "p25", "p50", "p75", "p99", "p100"]
+    expect(sorted(latency) == sorted(order) and 0 < latency["p0"] and
+           all(latency[a] <= latency[b] for a, b in zip(order, order[1:])) and
+           latency["p100"] < 60, f"execution_latency_seconds percentiles: {latency}")
     device = samples(families, "neuron_runtime_memory_used_bytes", runtime_tag=tag,
                      memory_location="neuron_device")
     expect(len(device) == 1 and device[0][2] > 0, f"device memory {device}")

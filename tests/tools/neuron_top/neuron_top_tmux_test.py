@@ -236,6 +236,14 @@ def remote(binary, neurond, cc, prefix, source, workdir):
             expect(label in screen, f"{label!r} on the screen")
         expect(re.search(r"^Device Used Memory +Total: [1-9]", screen, re.M),
                "the clients' device memory in the summary")
+        def busy_cells(screen):
+            rows = lines_matching(screen, r"ND0 ")
+            return [float(v) for v in re.findall(r"\[ *(\d+\.\d\d)%\]", rows[0])] if rows else []
+        screen = tmux.wait_for(lambda s: sum(v > 0 for v in busy_cells(s)) == 2,
+                               "the two clients' cores busy, the others idle")
+        cells = busy_cells(screen)
+        expect(len(cells) == 4 and cells[0] > 0 and cells[1] > 0 and cells[2] == cells[3] == 0,
+               f"utilisation of NC0, NC1 (busy clients) > 0, NC2, NC3 idle: {cells}")
         tab2 = re.search(r"\[2\]:(\d+)", screen).group(1)
         tab3 = re.search(r"\[3\]:(\d+)", screen).group(1)
 
@@ -255,6 +263,9 @@ def remote(binary, neurond, cc, prefix, source, workdir):
                          "Model Scratchpad"):
             expect(re.search(rf"^ {{4,}}{category} +", screen, re.M), f"category {category}")
         expect(lines_matching(screen, r"ND 1") == [], "one client's tab: its device only")
+        model = NEFF[:-len(".neff")]
+        expect(re.search(rf"^ +\[[-+]\] {model} +1 ", screen, re.M),
+               f"the client's model {model} with its model id 1 under its NC")
         tmux.keys("Enter")  # the selection is the first row, ND 0
         screen = tmux.wait_for(has(r"^\[\+\] ND 0"), "Enter collapses the selected node")
         expect("NC 0" not in screen and not re.search(r"^ +Tensors", screen, re.M),
