@@ -21,7 +21,8 @@ Usage:
   neuron_profile_test.py capture NEURON_PROFILE NEFF_DIR WORK_DIR
       capture's options: a raw and a .npy input, --num-exec / --profile-nth-exec (one execution
       in the profile), --check-output-determinism, --save-output(-npy) against a + b computed
-      here, and inconsistent options refused before anything is written.
+      here, -t systrace (spans per type, device spans as long as the simulated runs, views),
+      and inconsistent options refused before anything is written.
 """
 import ctypes as C
 import glob
@@ -468,6 +469,36 @@ def test_capture(tool, neff_dir, work):
     header, data = parse_npy(open(os.path.join(work, "output_out.npy"), "rb").read())
     expect("'<f4'" in header and "(512, 1024" in header, f"npy dtype and shape: {header}")
     expect(data == want, "saved .npy data equals a + b")
+
+    # -t systrace: the run's system trace, viewed like a profile.
+    device_ns = -(-doc["executions"][0]["stats"]["duration_ps"] // 1000)
+    systrace = os.path.join(work, "va.systrace.json")
+    code = subprocess.call([tool, "capture", "-n", neff, "-s", systrace, "-t", "systrace",
+                            "--num-exec", "2", "a", a_file, "b", b_file])
+    expect_eq(code, 0, "capture -t systrace")
+    raw = json.load(open(systrace))
+    expect("events" in raw and "data_version" in raw, "the session holds the fetched JSON")
+    summary = json.loads(subprocess.check_output(
+        [tool, "view", "-s", systrace, "--output-format", "summary-json"]))
+    counts = {t["event_type"]: t for t in summary["event_types"]}
+    expect_eq({k: v["count"] for k, v in counts.items()},
+              {"model_load": 1, "nrt_execute": 2, "runtime_execute": 2, "nc_exec_running": 2},
+              "system-trace spans per type")
+    expect_eq(counts.get("nc_exec_running", {}).get("total_ns"), 2 * device_ns,
+              "nc_exec_running lasts the simulated duration of each run")
+    expect(all(v["open"] == 0 for v in counts.values()), "every span closed")
+    expect(counts["nrt_execute"]["min_ns"] >= counts["runtime_execute"]["min_ns"] > 0,
+           "an nrt_execute span holds its run")
+    pf = os.path.join(work, "sys.pftrace.json")
+    expect_eq(subprocess.call([tool, "view", "-s", systrace, "--output-format", "perfetto",
+                               "--output-file", pf], stderr=subprocess.DEVNULL), 0,
+              "system trace as perfetto")
+    slices = [e for e in json.load(open(pf))["traceEvents"] if e["ph"] == "X"]
+    expect_eq(len(slices), 7, "one perfetto slice per span")
+    bad = dict(raw, events=[e for e in raw["events"] if e["phase"] == "stop"])
+    json.dump(bad, open(systrace, "w"))
+    expect_eq(subprocess.call([tool, "view", "-s", systrace, "--output-format", "summary-text"],
+                              stderr=subprocess.DEVNULL), 1, "a stop without its start refused")
 
     wrong = os.path.join(work, "short.bin")
     open(wrong, "wb").write(b"\0" * 12)

@@ -13,6 +13,7 @@
 #include "nrt/nrt.h"
 #include "nrt/nrt_experimental.h"
 #include "nrt/nrt_profile.h"
+#include "nrt/nrt_sys_trace.h"
 #include "runtime/neff/header.h"
 #include "runtime/neff/npy.h"
 
@@ -80,12 +81,50 @@ class Session {
     if (outputs_) nrt_destroy_tensor_set(&outputs_);
     if (info_) nrt_free_model_tensor_info(info_);
     if (model_) nrt_unload(model_);
+    if (tracing_) nrt_sys_trace_stop();
     if (initialised_) nrt_close();
   }
 
   Status Run(const CaptureArgs& args, const std::vector<uint8_t>& neff) {
     TRNSIM_RETURN_IF_ERROR(Nrt(nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, "", ""), "nrt_init"));
     initialised_ = true;
+    if (!args.system_trace) return RunModel(args, neff);
+    TRNSIM_RETURN_IF_ERROR(StartSystemTrace());
+    Status ran = RunModel(args, neff);
+    // The trace is written whatever happened: it shows where the run stopped.
+    Status written = WriteSystemTrace(args.session);
+    TRNSIM_RETURN_IF_ERROR(ran);
+    return written;
+  }
+
+ private:
+  Status StartSystemTrace() {
+    nrt_sys_trace_config_t* config = nullptr;
+    TRNSIM_RETURN_IF_ERROR(Nrt(nrt_sys_trace_config_allocate(&config), "system-trace config"));
+    nrt_sys_trace_config_set_defaults(config);
+    Status started = Nrt(nrt_sys_trace_start(config), "nrt_sys_trace_start");
+    nrt_sys_trace_config_free(config);
+    tracing_ = started.ok();
+    return started;
+  }
+
+  Status WriteSystemTrace(const std::string& path) {
+    char* buffer = nullptr;
+    size_t size = 0;
+    Status fetched = Nrt(nrt_sys_trace_fetch_events(&buffer, &size, nullptr),
+                         "nrt_sys_trace_fetch_events");
+    Status written = fetched;
+    if (fetched.ok()) {
+      written = WriteFile(path, std::span(reinterpret_cast<const uint8_t*>(buffer), size));
+    }
+    nrt_sys_trace_buffer_free(buffer);
+    tracing_ = false;
+    Status stopped = Nrt(nrt_sys_trace_stop(), "nrt_sys_trace_stop");
+    TRNSIM_RETURN_IF_ERROR(written);
+    return stopped;
+  }
+
+  Status RunModel(const CaptureArgs& args, const std::vector<uint8_t>& neff) {
     TRNSIM_RETURN_IF_ERROR(
         Nrt(nrt_load(neff.data(), neff.size(), -1, -1, &model_), "nrt_load(" + args.neff + ")"));
     TRNSIM_RETURN_IF_ERROR(Nrt(nrt_get_model_tensor_info(model_, &info_), "tensor info"));
@@ -128,11 +167,11 @@ class Session {
     return Status::Ok();
   }
 
- private:
   // Execution `n` (1-based) of the capture: profiled when it is the nth, checked and saved as
   // asked.
   Status ExecuteOnce(const CaptureArgs& args, int n) {
-    const bool profiled = n == args.profile_nth_exec;
+    const bool profiled = !args.system_trace && n == args.profile_nth_exec;
+    const bool saved = args.system_trace ? n == args.num_exec : profiled;
     if (profiled) {
       TRNSIM_RETURN_IF_ERROR(
           Nrt(nrt_profile_start(model_, args.session.c_str()), "nrt_profile_start"));
@@ -148,7 +187,7 @@ class Session {
       std::fprintf(stderr, "neuron-profile: %s (ignored)\n", executed.ToString().c_str());
       return Status::Ok();
     }
-    if (!args.check_output_determinism && !(profiled && (args.save_output || args.save_output_npy)))
+    if (!args.check_output_determinism && !(saved && (args.save_output || args.save_output_npy)))
       return Status::Ok();
     TRNSIM_ASSIGN_OR_RETURN(std::vector<std::vector<uint8_t>> outputs, ReadOutputs());
     if (args.check_output_determinism) {
@@ -159,7 +198,7 @@ class Session {
         TRNSIM_RETURN_IF_ERROR(CompareOutputs(outputs, n));
       }
     }
-    if (profiled) TRNSIM_RETURN_IF_ERROR(SaveOutputs(args, outputs));
+    if (saved) TRNSIM_RETURN_IF_ERROR(SaveOutputs(args, outputs));
     return Status::Ok();
   }
 
@@ -233,6 +272,7 @@ class Session {
   std::vector<std::vector<uint8_t>> first_outputs_;
   int first_ok_ = 0;
   bool initialised_ = false;
+  bool tracing_ = false;
   nrt_model_t* model_ = nullptr;
   nrt_tensor_info_array_t* info_ = nullptr;
   nrt_tensor_set_t* inputs_ = nullptr;

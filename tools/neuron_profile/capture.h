@@ -35,6 +35,12 @@ struct CaptureArgs {
   bool check_output_determinism = false;  // needs num_exec >= 2
   bool save_output = false;
   bool save_output_npy = false;
+  // -t systrace: instead of a device profile, the session file gets the system trace of the
+  // whole run (nrt_sys_trace_start after nrt_init, every event type on every core, fetched
+  // after the last execution — or after the failure that ended the capture), the JSON
+  // nrt_sys_trace_fetch_events returns. profile_nth_exec is then ignored, and save_output(_npy)
+  // write the last execution's outputs.
+  bool system_trace = false;
 };
 
 // NRT_INVALID for inconsistent arguments (checked before anything runs); otherwise the NRT

@@ -15,10 +15,12 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 
 #include "tools/neuron_profile/capture.h"
 #include "tools/neuron_profile/profile.h"
 #include "tools/neuron_profile/summary.h"
+#include "tools/neuron_profile/system_trace.h"
 #include "tools/neuron_profile/trace_views.h"
 
 namespace {
@@ -34,8 +36,46 @@ int Fail(const trnsim::Status& status) {
   return 1;
 }
 
+// Writes `text` to `output`, or to stdout when it is empty.
+int Emit(const ViewArgs& args, const std::string& text, const std::string& output) {
+  if (output.empty()) {
+    std::cout << text;
+    return std::cout ? 0 : 1;
+  }
+  std::ofstream out(output, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) return Fail(trnsim::InvalidError("cannot write '" + output + "'"));
+  if (args.format == "perfetto") std::fprintf(stderr, "neuron-profile: wrote %s\n", output.c_str());
+  return 0;
+}
+
+// The text of `args.format` for the system trace in `text` (perfetto: also the default output
+// file, beside the session).
+int ViewSystemTrace(const ViewArgs& args, const std::string& text) {
+  trnsim::StatusOr<SystemTrace> trace = ParseSystemTrace(args.session, text);
+  if (!trace.ok()) return Fail(trace.status());
+  std::string out, output = args.output;
+  if (args.format == "summary-text") {
+    out = SystemTraceSummaryText(*trace);
+  } else if (args.format == "summary-json") {
+    out = SystemTraceSummaryJson(*trace);
+  } else if (args.format == "json") {
+    out = text;  // the document as the runtime returned it
+  } else {
+    out = SystemTracePerfetto(*trace);
+    if (output.empty())
+      output = (std::filesystem::path(args.session).parent_path() / "ntrace.pftrace.json").string();
+  }
+  return Emit(args, out, output);
+}
+
 int View(const ViewArgs& args) {
-  trnsim::StatusOr<Profile> profile = ReadProfile(args.session);
+  std::ifstream in(args.session, std::ios::binary);
+  if (!in) return Fail(trnsim::InvalidError("cannot read '" + args.session + "'"));
+  const std::string contents((std::istreambuf_iterator<char>(in)), {});
+  if (IsSystemTrace(contents)) return ViewSystemTrace(args, contents);
+  trnsim::StatusOr<Profile> profile = ParseProfile(args.session, contents);
   if (!profile.ok()) return Fail(profile.status());
   std::string text, output = args.output;
   if (args.format == "summary-text") {
@@ -49,16 +89,7 @@ int View(const ViewArgs& args) {
     if (output.empty())
       output = (std::filesystem::path(args.session).parent_path() / "ntff.pftrace.json").string();
   }
-  if (output.empty()) {
-    std::cout << text;
-    return std::cout ? 0 : 1;
-  }
-  std::ofstream out(output, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) return Fail(trnsim::InvalidError("cannot write '" + output + "'"));
-  if (args.format == "perfetto") std::fprintf(stderr, "neuron-profile: wrote %s\n", output.c_str());
-  return 0;
+  return Emit(args, text, output);
 }
 
 int Run(int argc, char** argv) {
@@ -77,7 +108,9 @@ int Run(int argc, char** argv) {
                   "which execution (1-based) to profile")
       ->capture_default_str();
   std::string capture_type = "profile", exec_mode = "sync";
-  cap->add_option("-t,--capture-type", capture_type, "profile (device profile)")
+  cap->add_option("-t,--capture-type", capture_type,
+                  "profile (device profile) or systrace (system trace of the run)")
+      ->check(CLI::IsMember({"profile", "systrace"}))
       ->capture_default_str();
   cap->add_option("--exec-mode", exec_mode, "sync")->capture_default_str();
   cap->add_flag("--ignore-exec-errors", capture.ignore_exec_errors,
@@ -105,13 +138,13 @@ int Run(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : 2;
   }
   if (cap->parsed()) {
-    if (capture_type != "profile" || exec_mode != "sync") {
+    if (exec_mode != "sync") {
       std::fprintf(stderr,
-                   "neuron-profile: not implemented in trnsim yet: --capture-type %s "
-                   "--exec-mode %s (only profile and sync)\n",
-                   capture_type.c_str(), exec_mode.c_str());
+                   "neuron-profile: not implemented in trnsim yet: --exec-mode %s (only sync)\n",
+                   exec_mode.c_str());
       return 1;
     }
+    capture.system_trace = capture_type == "systrace";
     if (pairs.size() % 2 != 0) {
       std::fprintf(stderr, "neuron-profile: inputs come in NAME FILE pairs\n");
       return 2;
