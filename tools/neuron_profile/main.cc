@@ -1,6 +1,7 @@
 // neuron-profile: capture and view trnsim device profiles (docs/profiling.md).
 //
-//   neuron-profile capture -n K.neff [-s profile.ntff] [--num-exec N] [--profile-nth-exec K]
+//   neuron-profile capture -n K.neff [-s profile.ntff] [-t profile|systrace] [--num-exec N]
+//                          [--profile-nth-exec K]
 //                          [--ignore-exec-errors] [--check-output-determinism]
 //                          [--save-output] [--save-output-npy] [NAME FILE ...]
 //   neuron-profile view -n K.neff -s profile.ntff
