@@ -67,12 +67,33 @@ constexpr EnvVarInfo kTable[] = {
      "Seed of stochastic rounding. trnsim: execution n of a model uses the stream of "
      "(seed, n), so repeated executions draw fresh bits, and the same seed repeats a whole run."},
     {EnvVar::kInspectEnable, "NEURON_RT_INSPECT_ENABLE", EnvType::kBool, "false",
-     "Write a device profile of every execution under NEURON_RT_INSPECT_OUTPUT_DIR "
-     "(docs/profiling.md §4). trnsim: device profiles only (no system trace files); not through "
-     "TRNSIM_DAEMON."},
+     "Master switch of environment-variable profiling (docs/profiling.md §4): a system trace "
+     "(ntrace.json) and, with NEURON_RT_INSPECT_DEVICE_PROFILE, device profiles under "
+     "NEURON_RT_INSPECT_OUTPUT_DIR."},
     {EnvVar::kInspectOutputDir, "NEURON_RT_INSPECT_OUTPUT_DIR", EnvType::kString, "./output",
-     "Where NEURON_RT_INSPECT_ENABLE writes: <dir>/trnsim_pid_<pid>/<UTC time of nrt_init>/"
-     "profile_nc_<vnc>_session_<n>.ntff."},
+     "Where NEURON_RT_INSPECT_ENABLE writes: <dir>/<instance id>_pid_<pid>/<UTC time of "
+     "nrt_init>/ntrace.json and profile_nc_<vnc>_session_<n>.ntff."},
+    {EnvVar::kInspectSystemProfile, "NEURON_RT_INSPECT_SYSTEM_PROFILE", EnvType::kBool, "true",
+     "With NEURON_RT_INSPECT_ENABLE: capture the system trace from nrt_init and write it at "
+     "nrt_close as ntrace.json (trnsim: JSON, not AWS's ntrace.pb). While it captures, "
+     "nrt_sys_trace_start fails with NRT_INVALID."},
+    {EnvVar::kInspectDeviceProfile, "NEURON_RT_INSPECT_DEVICE_PROFILE", EnvType::kString, "0",
+     "With NEURON_RT_INSPECT_ENABLE: 0 (no device profiles), 1 or model (one per model and "
+     "logical core: its first execution after NEURON_RT_INSPECT_DEVICE_PROFILE_NUM_WARMUP), "
+     "session (every execution)."},
+    {EnvVar::kInspectDeviceProfileNumWarmup, "NEURON_RT_INSPECT_DEVICE_PROFILE_NUM_WARMUP",
+     EnvType::kInt, "0",
+     "In model mode: executions of each model to skip before the one profiled (>= 0)."},
+    {EnvVar::kInspectSysTraceMaxEventsPerNc, "NEURON_RT_INSPECT_SYS_TRACE_MAX_EVENTS_PER_NC",
+     EnvType::kInt, "1000000",
+     "Ring size of the inspect system trace per logical core (>= 0); a full ring drops its "
+     "oldest event."},
+    {EnvVar::kInspectEventFilterNc, "NEURON_RT_INSPECT_EVENT_FILTER_NC", EnvType::kString, "",
+     "Logical cores (process-relative) whose system-trace events are captured: '0', '0,2,4', "
+     "'0-3' or a mix. Unset: all."},
+    {EnvVar::kInspectEventFilterType, "NEURON_RT_INSPECT_EVENT_FILTER_TYPE", EnvType::kString, "",
+     "System-trace event types captured, comma-separated: event names (nrt_execute, ...), "
+     "'hardware', 'software'; '^name' excludes. Only exclusions: all but those. Unset: all."},
 };
 static_assert(std::size(kTable) == static_cast<size_t>(EnvVar::kCount),
               "every EnvVar needs exactly one row");

@@ -39,6 +39,12 @@ enum class EnvVar : int {
   kStochasticSeed,      // NEURON_RT_STOCHASTIC_ROUNDING_SEED
   kInspectEnable,       // NEURON_RT_INSPECT_ENABLE
   kInspectOutputDir,    // NEURON_RT_INSPECT_OUTPUT_DIR
+  kInspectSystemProfile,          // NEURON_RT_INSPECT_SYSTEM_PROFILE
+  kInspectDeviceProfile,          // NEURON_RT_INSPECT_DEVICE_PROFILE
+  kInspectDeviceProfileNumWarmup,  // NEURON_RT_INSPECT_DEVICE_PROFILE_NUM_WARMUP
+  kInspectSysTraceMaxEventsPerNc,  // NEURON_RT_INSPECT_SYS_TRACE_MAX_EVENTS_PER_NC
+  kInspectEventFilterNc,          // NEURON_RT_INSPECT_EVENT_FILTER_NC
+  kInspectEventFilterType,        // NEURON_RT_INSPECT_EVENT_FILTER_TYPE
   kCount,
 };
 

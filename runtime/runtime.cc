@@ -8,22 +8,16 @@
 #include <new>
 
 #include "common/log.h"
+#include "runtime/profiling/inspect_env.h"
+#include "runtime/profiling/inspect_output.h"
 #include "runtime/profiling/sys_trace_json.h"
 
 namespace trnsim::runtime {
 namespace {
 
-// NEURON_RT_INSPECT_OUTPUT_DIR's per-process session directory, laid out like AWS's
-// <dir>/<instance-id>_pid_<pid>/<timestamp>/ (instance id "trnsim"; UTC time of nrt_init).
-std::string InspectSessionDir(std::string_view output_dir) {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char stamp[32];
-  std::strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &utc);
-  return std::string(output_dir.empty() ? "./output" : output_dir) + "/trnsim_pid_" +
-         std::to_string(getpid()) + "/" + stamp;
-}
+constexpr char kInspectOwnsSysTrace[] =
+    "the system trace is being captured for NEURON_RT_INSPECT_ENABLE (ntrace.json); set "
+    "NEURON_RT_INSPECT_SYSTEM_PROFILE=0 to capture it with nrt_sys_trace_*";
 
 constexpr uint32_t kFrameworkTypeFirst = 1;  // NRT_FRAMEWORK_TYPE_NO_FW
 constexpr uint32_t kFrameworkTypeLast = 5;   // NRT_FRAMEWORK_TYPE_PRECHECK
@@ -121,7 +115,8 @@ Status Runtime::Init(uint32_t framework, const std::string& framework_version,
   TRNSIM_ASSIGN_OR_RETURN(bool exec_report, env.GetBool(EnvVar::kExecReport));
   TRNSIM_ASSIGN_OR_RETURN(bool stochastic, env.GetBool(EnvVar::kStochasticRounding));
   TRNSIM_ASSIGN_OR_RETURN(int64_t rounding_seed, env.GetInt(EnvVar::kStochasticSeed));
-  TRNSIM_ASSIGN_OR_RETURN(bool inspect, env.GetBool(EnvVar::kInspectEnable));
+  TRNSIM_ASSIGN_OR_RETURN(profiling::InspectSettings inspect,
+                          profiling::ParseInspectSettings(env, uint32_t(config.visible_vnc_count)));
 
   if (!device) {
     driver::DeviceOptions options;
@@ -157,9 +152,24 @@ Status Runtime::Init(uint32_t framework, const std::string& framework_version,
   exec_options.rounding_seed = uint64_t(rounding_seed);
   exec_options.instance_name = config_.instance->type_name;
   exec_options.sys_trace = &sys_trace_;
-  if (inspect) {
-    exec_options.inspect_dir = InspectSessionDir(env.Get(EnvVar::kInspectOutputDir));
-    TRNSIM_LOG(Info, Nrt) << "inspect: device profiles go to " << exec_options.inspect_dir;
+  inspect_dir_.clear();
+  if (inspect.CapturesSystemTrace() || inspect.CapturesDeviceProfiles()) {
+    inspect_dir_ = profiling::InspectSessionDir(inspect.output_dir, config_.instance->type_name,
+                                                getpid(), std::time(nullptr));
+    TRNSIM_LOG(Info, Nrt) << "inspect: writing to " << inspect_dir_;
+  }
+  if (inspect.CapturesDeviceProfiles()) {
+    exec_options.inspect_dir = inspect_dir_;
+    exec_options.inspect_mode = inspect.device_profile;
+    exec_options.inspect_num_warmup = inspect.device_profile_num_warmup;
+  }
+  // The inspect system trace runs for the process's life: it owns the recorder until Close.
+  inspect_owns_sys_trace_ = false;
+  if (inspect.CapturesSystemTrace()) {
+    if (sys_trace_.capturing()) (void)sys_trace_.Stop();  // not expected: Close stops it
+    // Start fails only while capturing, which was just ruled out.
+    inspect_owns_sys_trace_ =
+        sys_trace_.Start(inspect.sys_trace, uint32_t(config_.visible_vnc_count)).ok();
   }
   executor_ = std::make_unique<execution::Executor>(device_.get(), *config_.instance->chip,
                                                     exec_options);
@@ -174,6 +184,16 @@ Status Runtime::Init(uint32_t framework, const std::string& framework_version,
 void Runtime::Close() {
   std::unique_lock lock(mutex_);
   if (state_ != State::kInit) return;
+  if (inspect_owns_sys_trace_) {
+    // Every event of the process's life, as nrt_sys_trace_fetch_events would return them.
+    std::string json = profiling::SysTraceEventsToJson(sys_trace_.Drain({}));
+    Status written = profiling::WriteInspectFile(inspect_dir_, profiling::kInspectSysTraceFile,
+                                                 json);
+    if (!written.ok()) {
+      TRNSIM_LOG(Warn, Nrt) << "inspect: " << written.message();
+    }
+    inspect_owns_sys_trace_ = false;
+  }
   if (sys_trace_.capturing()) (void)sys_trace_.Stop();  // its rings go with the runtime
   executor_.reset();  // no execution runs: Execute holds the lock shared
   models_.reset();  // unloads every model
@@ -629,19 +649,23 @@ Status Runtime::Execute(const model::Model* model, const TensorSet* inputs,
 Status Runtime::StartSysTrace(const profiling::SysTraceConfig& config) {
   std::shared_lock lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  if (inspect_owns_sys_trace_) return InvalidError(kInspectOwnsSysTrace);
   return sys_trace_.Start(config, uint32_t(config_.visible_vnc_count));
 }
 
 Status Runtime::StopSysTrace() {
   std::shared_lock lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  if (inspect_owns_sys_trace_) return InvalidError(kInspectOwnsSysTrace);
   return sys_trace_.Stop();
 }
 
 StatusOr<std::string> Runtime::FetchSysTrace(const profiling::SysTraceFetchOptions& options) {
   std::shared_lock lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
-  std::vector<profiling::SysTraceEvent> events = sys_trace_.Drain(options);
+  // The inspect capture's events belong to ntrace.json: the application sees no capture.
+  std::vector<profiling::SysTraceEvent> events;
+  if (!inspect_owns_sys_trace_) events = sys_trace_.Drain(options);
   lock.unlock();  // serialising needs no runtime state
   return profiling::SysTraceEventsToJson(events);
 }

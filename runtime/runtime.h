@@ -165,6 +165,9 @@ class Runtime {
   // --- System trace (nrt_sys_trace_*, runtime/profiling/sys_trace_recorder.h) ---------------
   // Rings for the config's enabled cores among this process's visible ones. NRT_INVALID when a
   // capture is already running. nrt_close stops a running capture (its events are lost).
+  // While NEURON_RT_INSPECT_ENABLE's system profile captures (from Init to Close, written to
+  // ntrace.json by Close), the capture is its own: Start and Stop are NRT_INVALID saying so,
+  // and Fetch returns no events.
   Status StartSysTrace(const profiling::SysTraceConfig& config);
   // NRT_INVALID when no capture is running.
   Status StopSysTrace();
@@ -204,6 +207,10 @@ class Runtime {
   neff::ReadOptions read_options_;  // validate_hash from NEURON_RT_VALIDATE_HASH at Init
   // Not guarded by mutex_ (it has its own): the executor records into it during runs.
   profiling::SysTraceRecorder sys_trace_;
+  // NEURON_RT_INSPECT_*: the session directory (empty: inspect captures nothing), and whether
+  // sys_trace_ is capturing for it. Set at Init, cleared at Close.
+  std::string inspect_dir_;
+  bool inspect_owns_sys_trace_ = false;
 };
 
 }  // namespace trnsim::runtime

@@ -24,7 +24,12 @@ Status InContext(const model::Model& model, const Status& status) {
 }  // namespace
 
 Executor::Executor(driver::Device* device, const simulator::ChipSpec& chip, ExecutorOptions options)
-    : device_(device), chip_(chip), options_(options) {}
+    : device_(device),
+      chip_(chip),
+      options_(options),
+      inspect_selector_(options_.inspect_dir.empty() ? profiling::DeviceProfileMode::kDisabled
+                                                     : options_.inspect_mode,
+                        options_.inspect_num_warmup) {}
 
 Executor::~Executor() = default;
 
@@ -77,8 +82,9 @@ Status Executor::RunOnce(const model::Model& model, const CoreLocation& where,
   }
 
   const bool profiled = profiles_.Wants(&model);
+  const bool inspected = inspect_selector_.NextExecution(model.id());
   simulator::core::ExecutionTrace trace;
-  if (profiled || !options_.inspect_dir.empty()) request.trace = &trace;
+  if (profiled || inspected) request.trace = &trace;
 
   auto started = std::chrono::steady_clock::now();
   const uint64_t device_started_ns = profiling::SysTraceRecorder::NowNs();
@@ -95,7 +101,7 @@ Status Executor::RunOnce(const model::Model& model, const CoreLocation& where,
     captured.status = result.ok() ? Status::Ok() : result.status();
     if (result.ok()) captured.result = *result;
     captured.trace = std::move(trace);
-    Capture(model, profiled, std::move(captured));
+    Capture(model, profiled, inspected, std::move(captured));
   }
   TraceRun(model, where, exec_id, run_started_ns, device_started_ns, result,
            result.ok() ? copied : result.status());
@@ -123,6 +129,10 @@ std::optional<ExecutionRecord> Executor::Last(const model::Model* model) const {
 
 void Executor::Forget(const model::Model* model) {
   profiles_.Forget(model);
+  {
+    std::lock_guard<std::mutex> lock(execute_mutex_);
+    inspect_selector_.Forget(model->id());
+  }
   std::lock_guard<std::mutex> lock(records_mutex_);
   records_.erase(model);
 }
@@ -175,9 +185,9 @@ void Executor::TraceRun(const model::Model& model, const CoreLocation& where, ui
   }
 }
 
-void Executor::Capture(const model::Model& model, bool profiled,
+void Executor::Capture(const model::Model& model, bool profiled, bool inspected,
                        profiling::ProfiledExecution execution) {
-  if (!options_.inspect_dir.empty()) {
+  if (inspected) {
     // Inspect capture never fails the execution: a profile that cannot be written is logged.
     std::error_code error;
     std::filesystem::create_directories(options_.inspect_dir, error);

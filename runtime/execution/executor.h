@@ -40,6 +40,7 @@
 #include "runtime/execution/io_binding.h"
 #include "runtime/model/model.h"
 #include "runtime/model/shared_scratchpad.h"
+#include "runtime/profiling/inspect_device_selector.h"
 #include "runtime/profiling/profile_file.h"
 #include "runtime/profiling/profile_sessions.h"
 #include "runtime/profiling/sys_trace_recorder.h"
@@ -53,9 +54,13 @@ struct ExecutorOptions {
   bool report = false;                        // TRNSIM_EXEC_REPORT
   bool stochastic_rounding = false;           // NEURON_RT_STOCHASTIC_ROUNDING_EN
   uint64_t rounding_seed = 0;                 // NEURON_RT_STOCHASTIC_ROUNDING_SEED
-  // NEURON_RT_INSPECT_ENABLE: the directory every execution's profile is written to
-  // (profile_nc_<vnc>_session_<n>.ntff, n = 1, 2, ... per process); empty: off.
+  // NEURON_RT_INSPECT_DEVICE_PROFILE: the directory the selected executions' profiles are
+  // written to (profile_nc_<vnc>_session_<n>.ntff, n = 1, 2, ... per process); empty: off.
   std::string inspect_dir;
+  // Which executions go there (profiling/inspect_device_selector.h); used when inspect_dir is
+  // set.
+  profiling::DeviceProfileMode inspect_mode = profiling::DeviceProfileMode::kDisabled;
+  uint64_t inspect_num_warmup = 0;  // NEURON_RT_INSPECT_DEVICE_PROFILE_NUM_WARMUP
   std::string instance_name;  // for profile headers ("trn2.48xlarge")
   // The system trace each run records into (runtime_execute: the run's host time;
   // nc_exec_running: the simulated run on the device). Null: nothing recorded.
@@ -94,8 +99,10 @@ class Executor {
   Status RunOnce(const model::Model& model, const CoreLocation& where,
                  const model::SharedScratchpad& scratchpad, const IoBinding& binding);
   profiling::ProfileHeader HeaderFor(const model::Model& model) const;
-  // Hands a traced execution to the model's profile session and/or the inspect directory.
-  void Capture(const model::Model& model, bool profiled, profiling::ProfiledExecution execution);
+  // Hands a traced execution to the model's profile session and/or (`inspected`) the inspect
+  // directory.
+  void Capture(const model::Model& model, bool profiled, bool inspected,
+               profiling::ProfiledExecution execution);
   // Records the system-trace spans of run `exec_id`: runtime_execute over
   // [run_started_ns, now), and, when it succeeded, nc_exec_running from device_started_ns for
   // the simulated duration.
@@ -112,6 +119,7 @@ class Executor {
   std::unordered_map<const model::Model*, ExecutionRecord> records_;
   profiling::ProfileSessions profiles_;
   uint64_t inspect_sessions_ = 0;  // inspect profiles written; guarded by execute_mutex_
+  profiling::InspectDeviceSelector inspect_selector_;  // guarded by execute_mutex_
   uint64_t runs_ = 0;  // runs started in the process (system trace exec_id); execute_mutex_
 };
 

@@ -13,7 +13,11 @@ Usage:
       times; with NEFF (the neff CLI) also a 50,000-instruction program assembled here, whose
       trace is past gRPC's default 4 MiB message limit.
   neuron_profile_test.py inspect LIBNRT NEFF_DIR WORK_DIR
-      NEURON_RT_INSPECT_ENABLE: every execution leaves profile_nc_<vnc>_session_<n>.ntff.
+      NEURON_RT_INSPECT_*, each case a child process: by default ntrace.json only (model_load and
+      nrt_execute spans; the application's nrt_sys_trace_* refused); DEVICE_PROFILE=model with
+      NUM_WARMUP=2 profiles the 3rd of 4 executions, 1 the first, session every one; the
+      FILTER_TYPE, FILTER_NC and ring-size variables; SYSTEM_PROFILE=0; no master switch; and
+      malformed values failing nrt_init with NRT_INVALID.
   neuron_profile_test.py samples NEURON_PROFILE NEFF_DIR WORK_DIR [small|big]
       neuron-profile capture + view on every sample NEFF: the Perfetto trace passes a schema
       check, the summary's per-engine busy time equals the chip model's counters exactly.
@@ -118,11 +122,12 @@ def smallest_sample(neff_dir, lnc):
 class Runner:
     """One loaded model with zeroed inputs and outputs."""
 
-    def __init__(self, lib, neff):
+    def __init__(self, lib, neff, vnc=-1):
         self.lib = lib
         data = open(neff, "rb").read()
         self.model = C.c_void_p()
-        expect_eq(lib.nrt_load(data, len(data), -1, -1, C.byref(self.model)), SUCCESS, "nrt_load")
+        expect_eq(lib.nrt_load(data, len(data), vnc, -1, C.byref(self.model)), SUCCESS,
+                  "nrt_load")
         info = C.POINTER(TensorInfoArray)()
         expect_eq(lib.nrt_get_model_tensor_info(self.model, C.byref(info)), SUCCESS, "tensor info")
         self.inputs, self.outputs = C.c_void_p(), C.c_void_p()
@@ -303,31 +308,239 @@ def test_remote(lib_path, neff_dir, work, tool=None, neff_tool=None):
         expect(text > 4 << 20, f"the reply carried {text} bytes of text, past 4 MiB")
 
 
-def test_inspect(lib_path, neff_dir, work):
-    if os.environ.get("NEURON_RT_INSPECT_ENABLE") != "1":
-        # Re-run in a child with inspect on: the runtime reads the environment at nrt_init.
-        out = os.path.join(work, "inspect_out")
-        shutil.rmtree(out, ignore_errors=True)  # a previous run's session directories
-        env = dict(os.environ, NEURON_RT_INSPECT_ENABLE="1", NEURON_RT_INSPECT_OUTPUT_DIR=out)
-        code = subprocess.call([sys.executable, __file__, "inspect", lib_path, neff_dir, work],
-                               env=env)
-        expect_eq(code, 0, "the inspect child")
-        files = sorted(glob.glob(os.path.join(out, "trnsim_pid_*", "*", "profile_nc_*.ntff")))
-        names = [os.path.basename(f) for f in files]
-        expect_eq(names, ["profile_nc_0_session_1.ntff", "profile_nc_0_session_2.ntff"],
-                  "one profile per execution")
-        for f in files:
-            doc = json.load(open(f))
-            expect_eq(len(doc["executions"]), 1, f + ": one execution")
-            expect(len(doc["executions"][0]["events"]["instructions"]) > 0, f + ": events")
-        return
+# --- NEURON_RT_INSPECT_* --------------------------------------------------------------------
+# The runtime reads the environment at nrt_init, so each case runs this script again as a child
+# (TRNSIM_TEST_INSPECT_CHILD: what the child does, as JSON) with the case's variables set.
+
+def bind_sys_trace(lib):
+    P = C.c_void_p
+    sig = {
+        "nrt_sys_trace_config_allocate": (C.c_int, [C.POINTER(P)]),
+        "nrt_sys_trace_config_free": (None, [P]),
+        "nrt_sys_trace_start": (C.c_int, [P]),
+        "nrt_sys_trace_stop": (C.c_int, []),
+        "nrt_sys_trace_fetch_events": (C.c_int, [C.POINTER(P), C.POINTER(C.c_size_t), P]),
+        "nrt_sys_trace_buffer_free": (None, [P]),
+    }
+    for name, (restype, argtypes) in sig.items():
+        fn = getattr(lib, name)
+        fn.restype = restype
+        fn.argtypes = argtypes
+
+
+def fetch_sys_trace(lib):
+    buffer, size = C.c_void_p(), C.c_size_t()
+    expect_eq(lib.nrt_sys_trace_fetch_events(C.byref(buffer), C.byref(size), None), SUCCESS,
+              "nrt_sys_trace_fetch_events")
+    doc = json.loads(C.string_at(buffer, size.value)) if buffer.value else {"events": []}
+    lib.nrt_sys_trace_buffer_free(buffer)
+    return doc
+
+
+def inspect_child(lib_path, neff_dir, plan):
+    """Runs the plan: nrt_init, a model per vnc executed plan["execs"] times, the application's
+    nrt_sys_trace_* calls (plan["api"]: "refused" while inspect owns the trace, "works" when it
+    does not), nrt_close. Exits 10 + the status when nrt_init fails."""
     lib = C.CDLL(lib_path)
     bind(lib)
-    expect_eq(lib.nrt_init(1, b"", b""), SUCCESS, "nrt_init")
-    run = Runner(lib, smallest_sample(neff_dir, 2))
-    expect_eq(run.execute(), SUCCESS, "execution 1")
-    expect_eq(run.execute(), SUCCESS, "execution 2")
+    bind_sys_trace(lib)
+    status = lib.nrt_init(1, b"", b"")
+    if status != SUCCESS:
+        sys.exit(10 + status)
+    config = C.c_void_p()
+    expect_eq(lib.nrt_sys_trace_config_allocate(C.byref(config)), SUCCESS, "config allocate")
+    if plan.get("api") == "works":
+        expect_eq(lib.nrt_sys_trace_start(config), SUCCESS, "application's start")
+    runners = [Runner(lib, smallest_sample(neff_dir, 2), vnc) for vnc in plan["vncs"]]
+    for run in runners:
+        for i in range(plan["execs"]):
+            expect_eq(run.execute(), SUCCESS, f"execution {i + 1}")
+    if plan.get("api") == "refused":
+        expect_eq(lib.nrt_sys_trace_start(config), INVALID, "start while inspect captures")
+        expect_eq(fetch_sys_trace(lib)["events"], [], "fetch takes nothing from ntrace.json")
+        expect_eq(lib.nrt_sys_trace_stop(), INVALID, "stop of inspect's capture")
+    elif plan.get("api") == "works":
+        types = {e["event_type"] for e in fetch_sys_trace(lib)["events"]}
+        expect("nrt_execute" in types, f"the application's own capture: {types}")
+        expect_eq(lib.nrt_sys_trace_stop(), SUCCESS, "application's stop")
+    lib.nrt_sys_trace_config_free(config)
     lib.nrt_close()
+
+
+def emulated_instance_id(instance_type):
+    """simulator/spec/instance_id.h, recomputed: i-0 + FNV-1a 64 of the type, 16 hex digits."""
+    h = 0xcbf29ce484222325
+    for c in instance_type.encode():
+        h = ((h ^ c) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return f"i-0{h:016x}"
+
+
+def run_inspect_case(lib_path, neff_dir, work, name, variables, plan):
+    """Runs one child; returns (exit code, stderr, {file name: path} of its session directory or
+    None when it made none)."""
+    out = os.path.join(work, "inspect_" + name)
+    shutil.rmtree(out, ignore_errors=True)  # a previous run's session directories
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NEURON_RT_INSPECT_")}
+    env.update(NEURON_RT_INSPECT_OUTPUT_DIR=out, TRNSIM_TEST_INSPECT_CHILD=json.dumps(plan),
+               **variables)
+    child = subprocess.run([sys.executable, __file__, "inspect", lib_path, neff_dir, work],
+                           env=env, stderr=subprocess.PIPE, text=True)
+    sys.stderr.write(child.stderr)
+    sessions = glob.glob(os.path.join(out, "*", "*"))
+    if not sessions:
+        return child.returncode, child.stderr, None
+    expect_eq(len(sessions), 1, name + ": one session directory")
+    process_dir = os.path.basename(os.path.dirname(sessions[0]))
+    # Remote: the daemon's instance type, which the test does not know; locally the configured.
+    instance = os.environ.get("TRNSIM_INSTANCE") or (
+        None if os.environ.get("TRNSIM_DAEMON") else "trn2.48xlarge")
+    prefix = emulated_instance_id(instance) if instance else process_dir.split("_pid_")[0]
+    expect(process_dir.startswith(prefix + "_pid_") and len(prefix) == 19 and
+           process_dir.split("_pid_")[1].isdigit(),
+           f"{name}: session directory {process_dir} is <instance id>_pid_<pid>")
+    stamp = os.path.basename(sessions[0])
+    expect(len(stamp) == 16 and stamp[8] == "T" and stamp.endswith("Z"),
+           f"{name}: timestamp directory {stamp}")
+    files = {f: os.path.join(sessions[0], f) for f in os.listdir(sessions[0])}
+    return child.returncode, child.stderr, files
+
+
+def spans(doc, event_type):
+    """The stop events of `event_type`, keyed by nc_idx."""
+    by_nc = {}
+    for e in doc["events"]:
+        if e["event_type"] == event_type and e["phase"] == "stop":
+            by_nc.setdefault(e["nc_idx"], []).append(e)
+    return by_nc
+
+
+def test_inspect(lib_path, neff_dir, work):
+    if "TRNSIM_TEST_INSPECT_CHILD" in os.environ:
+        inspect_child(lib_path, neff_dir, json.loads(os.environ["TRNSIM_TEST_INSPECT_CHILD"]))
+        return
+    on = {"NEURON_RT_INSPECT_ENABLE": "1"}
+
+    # Default: the system trace only, for the process's life; the application's nrt_sys_trace
+    # calls are refused rather than sharing (or draining) it.
+    code, _, files = run_inspect_case(lib_path, neff_dir, work, "default", on,
+                                      {"vncs": [0], "execs": 2, "api": "refused"})
+    expect_eq(code, 0, "default: the child")
+    expect_eq(sorted(files or {}), ["ntrace.json"], "default: ntrace.json only")
+    if files and "ntrace.json" in files:
+        doc = json.load(open(files["ntrace.json"]))
+        expect_eq(len(spans(doc, "model_load").get(0, [])), 1, "default: one model_load span")
+        expect_eq(len(spans(doc, "nrt_execute").get(0, [])), 2, "default: two nrt_execute spans")
+        starts = [e for e in doc["events"] if e["event_type"] == "nrt_execute" and
+                  e["phase"] == "start"]
+        expect_eq(len(starts), 2, "default: nrt_execute starts")
+        expect(all(e["data"].get("model_name") for e in starts), "default: model names")
+
+    # Model mode with two warm-up executions: the third of four is the one profiled.
+    code, _, files = run_inspect_case(
+        lib_path, neff_dir, work, "model",
+        dict(on, NEURON_RT_INSPECT_DEVICE_PROFILE="model",
+             NEURON_RT_INSPECT_DEVICE_PROFILE_NUM_WARMUP="2"), {"vncs": [0], "execs": 4})
+    expect_eq(code, 0, "model: the child")
+    expect_eq(sorted(files or {}), ["ntrace.json", "profile_nc_0_session_1.ntff"],
+              "model: one device profile")
+    if files and len(files) == 2:
+        profile = json.load(open(files["profile_nc_0_session_1.ntff"]))
+        expect_eq([x["index"] for x in profile["executions"]], [2], "model: the 3rd execution")
+        # The profiled run is run 3 of the process in the system trace: same simulated time.
+        doc = json.load(open(files["ntrace.json"]))
+        device = {e["data"]["exec_id"]: e["data"]["duration_ps"]
+                  for e in spans(doc, "nc_exec_running").get(0, [])}
+        expect_eq(sorted(device), [1, 2, 3, 4], "model: four device runs traced")
+        expect_eq(profile["executions"][0]["stats"]["duration_ps"], device.get(3),
+                  "model: profile duration == run 3's nc_exec_running")
+
+    # "1" is model mode: without warm-up, the first execution only.
+    code, _, files = run_inspect_case(lib_path, neff_dir, work, "one",
+                                      dict(on, NEURON_RT_INSPECT_DEVICE_PROFILE="1"),
+                                      {"vncs": [0], "execs": 3})
+    ntff = sorted(f for f in files or {} if f.endswith(".ntff"))
+    expect_eq(ntff, ["profile_nc_0_session_1.ntff"], "1: one device profile")
+    if ntff:
+        profile = json.load(open(files[ntff[0]]))
+        expect_eq([x["index"] for x in profile["executions"]], [0], "1: the first execution")
+
+    # Session mode: every execution (warm-up ignored), one file each.
+    code, _, files = run_inspect_case(
+        lib_path, neff_dir, work, "session",
+        dict(on, NEURON_RT_INSPECT_DEVICE_PROFILE="session",
+             NEURON_RT_INSPECT_DEVICE_PROFILE_NUM_WARMUP="1"), {"vncs": [0], "execs": 2})
+    expect_eq(code, 0, "session: the child")
+    ntff = sorted(f for f in files or {} if f.endswith(".ntff"))
+    expect_eq(ntff, ["profile_nc_0_session_1.ntff", "profile_nc_0_session_2.ntff"],
+              "session: one profile per execution")
+    for i, f in enumerate(ntff):
+        doc = json.load(open(files[f]))
+        expect_eq([x["index"] for x in doc["executions"]], [i], f + ": its execution")
+        expect(len(doc["executions"][0]["events"]["instructions"]) > 0, f + ": events")
+
+    # Type filter: ^nrt_execute drops that type only.
+    code, _, files = run_inspect_case(
+        lib_path, neff_dir, work, "filter_type",
+        dict(on, NEURON_RT_INSPECT_EVENT_FILTER_TYPE="^nrt_execute"), {"vncs": [0], "execs": 2})
+    if files and "ntrace.json" in files:
+        types = {e["event_type"] for e in json.load(open(files["ntrace.json"]))["events"]}
+        expect("nrt_execute" not in types, f"filter_type: nrt_execute excluded: {types}")
+        expect({"model_load", "runtime_execute", "nc_exec_running"} <= types,
+               f"filter_type: the other types kept: {types}")
+    else:
+        expect(False, "filter_type: ntrace.json")
+
+    # Core filter: models on cores 0 and 1, only core 1 captured.
+    code, _, files = run_inspect_case(
+        lib_path, neff_dir, work, "filter_nc",
+        dict(on, NEURON_RT_INSPECT_EVENT_FILTER_NC="1"), {"vncs": [0, 1], "execs": 1})
+    if files and "ntrace.json" in files:
+        events = json.load(open(files["ntrace.json"]))["events"]
+        expect_eq(sorted({e["nc_idx"] for e in events}), [1], "filter_nc: core 1 only")
+    else:
+        expect(False, "filter_nc: ntrace.json")
+
+    # Ring size: each core keeps its newest events only.
+    code, _, files = run_inspect_case(
+        lib_path, neff_dir, work, "ring",
+        dict(on, NEURON_RT_INSPECT_SYS_TRACE_MAX_EVENTS_PER_NC="3"), {"vncs": [0], "execs": 3})
+    if files and "ntrace.json" in files:
+        events = json.load(open(files["ntrace.json"]))["events"]
+        expect_eq(len(events), 3, "ring: 3 events kept")
+        expect_eq(events[-1]["event_type"], "nrt_execute", "ring: the newest kept")
+    else:
+        expect(False, "ring: ntrace.json")
+
+    # No system profile: no ntrace.json, and the application's own capture works.
+    code, _, files = run_inspect_case(
+        lib_path, neff_dir, work, "system_off",
+        dict(on, NEURON_RT_INSPECT_SYSTEM_PROFILE="0", NEURON_RT_INSPECT_DEVICE_PROFILE="1"),
+        {"vncs": [0], "execs": 1, "api": "works"})
+    expect_eq(code, 0, "system_off: the child")
+    expect_eq(sorted(files or {}), ["profile_nc_0_session_1.ntff"], "system_off: no ntrace.json")
+
+    # Without the master switch nothing is written, whatever else is set.
+    code, _, files = run_inspect_case(
+        lib_path, neff_dir, work, "disabled", {"NEURON_RT_INSPECT_DEVICE_PROFILE": "session"},
+        {"vncs": [0], "execs": 1, "api": "works"})
+    expect_eq(code, 0, "disabled: the child")
+    expect_eq(files, None, "disabled: no session directory")
+
+    # Malformed values: nrt_init fails with NRT_INVALID, one log line naming variable and value.
+    for var, value in [("NEURON_RT_INSPECT_DEVICE_PROFILE", "sessions"),
+                       ("NEURON_RT_INSPECT_DEVICE_PROFILE_NUM_WARMUP", "-2"),
+                       ("NEURON_RT_INSPECT_SYS_TRACE_MAX_EVENTS_PER_NC", "lots"),
+                       ("NEURON_RT_INSPECT_EVENT_FILTER_NC", "2-0"),
+                       ("NEURON_RT_INSPECT_EVENT_FILTER_TYPE", "^nrt_exec"),
+                       ("NEURON_RT_INSPECT_SYSTEM_PROFILE", "sometimes")]:
+        code, stderr, files = run_inspect_case(lib_path, neff_dir, work, "malformed",
+                                               dict(on, **{var: value}),
+                                               {"vncs": [0], "execs": 1})
+        expect_eq(code, 10 + INVALID, f"{var}={value}: nrt_init")
+        lines = [l for l in stderr.splitlines() if var in l]
+        expect_eq(len(lines), 1, f"{var}={value}: log lines naming it")
+        expect(any(value.upper() in l.upper() for l in lines), f"{var}={value}: value logged")
+        expect_eq(files, None, f"{var}={value}: nothing written")
 
 
 def check_perfetto(trace, where):

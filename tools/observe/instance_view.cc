@@ -4,7 +4,7 @@
 #include <set>
 
 #include "simulator/spec/device_placement.h"
-#include "tools/observe/instance_id.h"
+#include "simulator/spec/instance_id.h"
 
 namespace trnsim::observe {
 
@@ -25,7 +25,7 @@ bool InstanceView::HasLinks() const {
 InstanceView DescribeInstance(const simulator::InstanceSpec& spec, int lnc) {
   InstanceView view;
   view.instance_type = spec.type_name;
-  view.instance_id = EmulatedInstanceId(spec.type_name);
+  view.instance_id = simulator::EmulatedInstanceId(spec.type_name);
   view.lnc = lnc;
   view.physical_cores_per_device = spec.chip->physical_cores;
   const int logical_per_device = spec.chip->physical_cores / lnc;

@@ -14,7 +14,7 @@
 #include "tools/neuron_top/size_format.h"
 #include "tools/neuron_top/tabs.h"
 #include "tools/neuron_top/ui_state.h"
-#include "tools/observe/instance_id.h"
+#include "simulator/spec/instance_id.h"
 
 namespace trnsim::neuron_top {
 namespace {
@@ -342,7 +342,7 @@ TEST(ScreenTest, TitlePanelsAndTabBar) {
   ASSERT_EQ(lines.size(), 60u);
   for (const std::string& line : lines) EXPECT_LE(line.size(), 200u);
   EXPECT_THAT(lines[0], HasSubstr("neuron-top 0.1.0 running on " +
-                                  observe::EmulatedInstanceId("trn2.3xlarge") + " (trn2.3xlarge)"));
+                                  simulator::EmulatedInstanceId("trn2.3xlarge") + " (trn2.3xlarge)"));
   EXPECT_EQ(screen.lines[0].spans[0].style, Style::kTitle);
   EXPECT_EQ(lines[1], "NeuronCore v3d Utilization (Avg: 25.00%)");
   EXPECT_THAT(lines[2], HasSubstr("NC0"));

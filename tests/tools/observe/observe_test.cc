@@ -16,7 +16,7 @@
 #include "tests/tools/neurond/test_client.h"
 #include "tools/neurond/daemon.h"
 #include "tools/observe/daemon_source.h"
-#include "tools/observe/instance_id.h"
+#include "simulator/spec/instance_id.h"
 
 namespace trnsim::observe {
 namespace {
@@ -32,9 +32,9 @@ const simulator::InstanceSpec& Spec(const char* name) {
 TEST(InstanceIdTest, StableDistinctAndShapedLikeEc2) {
   std::set<std::string> ids;
   for (const simulator::InstanceSpec& spec : simulator::InstanceSpecs()) {
-    const std::string id = EmulatedInstanceId(spec.type_name);
+    const std::string id = simulator::EmulatedInstanceId(spec.type_name);
     EXPECT_THAT(id, MatchesRegex("i-0[0-9a-f]{16}"));
-    EXPECT_EQ(id, EmulatedInstanceId(spec.type_name));
+    EXPECT_EQ(id, simulator::EmulatedInstanceId(spec.type_name));
     ids.insert(id);
   }
   EXPECT_EQ(ids.size(), simulator::InstanceSpecs().size());

@@ -1,9 +1,9 @@
-#include "tools/observe/instance_id.h"
+#include "simulator/spec/instance_id.h"
 
 #include <cstdint>
 #include <cstdio>
 
-namespace trnsim::observe {
+namespace trnsim::simulator {
 
 std::string EmulatedInstanceId(std::string_view instance_type) {
   uint64_t hash = 0xcbf29ce484222325ull;  // FNV-1a 64-bit offset basis
@@ -16,4 +16,4 @@ std::string EmulatedInstanceId(std::string_view instance_type) {
   return text;
 }
 
-}  // namespace trnsim::observe
+}  // namespace trnsim::simulator

@@ -3,14 +3,17 @@
 // stand-in: the same type always has the same id, on every host and in every run, so listings
 // and golden files do not change; different types differ.
 //
+// Lives with the instance specs (not in tools/) because the runtime names its
+// NEURON_RT_INSPECT_OUTPUT_DIR session directories after it, as AWS does after the EC2 id.
+//
 // Thread safety: pure function.
 #pragma once
 
 #include <string>
 #include <string_view>
 
-namespace trnsim::observe {
+namespace trnsim::simulator {
 
 std::string EmulatedInstanceId(std::string_view instance_type);
 
-}  // namespace trnsim::observe
+}  // namespace trnsim::simulator
