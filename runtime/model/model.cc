@@ -4,6 +4,7 @@
 #include <string>
 
 #include "common/log.h"
+#include "runtime/model/model_code.h"
 #include "runtime/model/variable_check.h"
 
 namespace trnsim::runtime::model {
@@ -86,18 +87,22 @@ StatusOr<std::unique_ptr<Model>> Model::Load(neff::Neff neff, const LoadTarget& 
   return model;
 }
 
+SubgraphTarget Model::SubgraphWhere(size_t subgraph) const {
+  SubgraphTarget where;
+  where.device = target_.device;
+  where.vnc = target_.vnc;
+  where.chip = target_.location.chip;
+  where.hbm = target_.location.hbm;
+  where.physical_core = target_.location.first_physical + static_cast<int>(subgraph);
+  where.bytes_used = target_.bytes_used;
+  where.model_id = target_.model_id;
+  return where;
+}
+
 Status Model::Place() {
   for (size_t k = 0; k < neff_.subgraphs.size(); ++k) {
-    SubgraphTarget where;
-    where.device = target_.device;
-    where.vnc = target_.vnc;
-    where.chip = target_.location.chip;
-    where.hbm = target_.location.hbm;
-    where.physical_core = target_.location.first_physical + static_cast<int>(k);
-    where.bytes_used = target_.bytes_used;
-    where.model_id = target_.model_id;
     TRNSIM_ASSIGN_OR_RETURN(std::unique_ptr<SubgraphMemory> memory,
-                            SubgraphMemory::Place(neff_.subgraphs[k], where));
+                            SubgraphMemory::Place(neff_.subgraphs[k], SubgraphWhere(k)));
     memory_.push_back(std::move(memory));
   }
   // The scratchpad last: if it cannot grow, only this model's own memory is undone.
@@ -128,6 +133,10 @@ Status Model::LoadPrograms() {
       image.streams[static_cast<size_t>(engine.engine)] = engine.instructions;
     }
     image.descriptors = dma_tables_[k];
+    // The code goes in HBM before the device gets the program, as the hardware needs it there.
+    TRNSIM_ASSIGN_OR_RETURN(std::unique_ptr<DeviceStorage> code,
+                            PlaceCode(image, subgraph.name, SubgraphWhere(k)));
+    code_.push_back(std::move(code));
     StatusOr<driver::ProgramHandle> handle = target_.device->LoadProgram(image, owner);
     if (!handle.ok()) {
       return Status(handle.status().code(), subgraph.name + ": " + handle.status().message());
@@ -145,6 +154,7 @@ Model::~Model() {
                             << unloaded.message();
     }
   }
+  code_.clear();  // after its programs are unloaded
   if (attached_) target_.scratchpad->Detach(this);
   memory_.clear();
 }
@@ -163,6 +173,9 @@ Status Model::CheckExecutable() const {
 uint64_t Model::bytes_reserved() const {
   uint64_t total = 0;
   for (const auto& memory : memory_) total += memory->bytes_reserved();
+  for (const auto& code : code_) {
+    if (code) total += code->device_allocation()->size_bytes;
+  }
   return total;
 }
 

@@ -17,9 +17,14 @@
 // Then it allocates: subgraph k's variables go on physical core first_physical + k, all in the
 // vnc's HBM stack and charged to the vnc. Device OOM is NRT_RESOURCE naming the variable and
 // its bytes, and everything already allocated for the model is released (no partial model).
-// Last, unless foreign, it loads one driver::ProgramImage per subgraph through the Device
-// (Device::LoadProgram: the subgraph's engine streams and its DMA descriptor table) and keeps
-// the handles for execution; they are unloaded with the model. A foreign model loads none.
+// Last, unless foreign, per subgraph: it places the subgraph's code in HBM (model_code.h: one
+// MemoryCategory::kCode allocation on the subgraph's core, tagged with the model id, holding
+// its engine streams and 16 bytes per DMA descriptor; none for a subgraph without code), then
+// loads its driver::ProgramImage through the Device (Device::LoadProgram: the engine streams
+// and the DMA descriptor table) and keeps the handle for execution. Code that does not fit is
+// NRT_RESOURCE naming the subgraph, its code bytes and the logical core, with everything the
+// model allocated released. Programs are unloaded, then their code freed, with the model. A
+// foreign model loads no program and gets no code allocation.
 //
 // A Model keeps its Neff (the execution milestone reads its DMA descriptors and queue sets),
 // minus the constant files, which live in HBM once written, and one dma::DescriptorTable per
@@ -104,7 +109,13 @@ class Model final : public ScratchpadUser {
     return subgraph < static_cast<int>(program_handles_.size()) ? program_handles_[subgraph]
                                                                 : driver::kInvalidProgramHandle;
   }
-  // Bytes of device memory the model holds itself (the shared scratchpad is not counted).
+  // Subgraph `subgraph`'s code allocation (model_code.h); nullptr when foreign or when the
+  // subgraph has no code.
+  const DeviceStorage* code(int subgraph) const {
+    return subgraph < static_cast<int>(code_.size()) ? code_[subgraph].get() : nullptr;
+  }
+  // Bytes of device memory the model holds itself: its variables and its code (the shared
+  // scratchpad is not counted).
   uint64_t bytes_reserved() const;
 
   // Rewrites pointer and dge-table variables after the shared scratchpad moved.
@@ -113,6 +124,7 @@ class Model final : public ScratchpadUser {
  private:
   Model(neff::Neff neff, const LoadTarget& target, EnginePrograms programs)
       : neff_(std::move(neff)), target_(target), programs_(std::move(programs)) {}
+  SubgraphTarget SubgraphWhere(size_t subgraph) const;  // where subgraph k's memory goes
   Status Place();
   Status LoadPrograms();
 
@@ -124,6 +136,7 @@ class Model final : public ScratchpadUser {
   std::vector<std::unique_ptr<SubgraphMemory>> memory_;  // one per subgraph
   bool attached_ = false;                                // to target_.scratchpad
   std::vector<driver::ProgramHandle> program_handles_;   // one per subgraph; empty if foreign
+  std::vector<std::unique_ptr<DeviceStorage>> code_;     // one per subgraph (null: no code)
 };
 
 }  // namespace trnsim::runtime::model

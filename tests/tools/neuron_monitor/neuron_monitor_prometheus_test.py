@@ -168,6 +168,8 @@ def check_scrape(families, tag):
     device = samples(families, "neuron_runtime_memory_used_bytes", runtime_tag=tag,
                      memory_location="neuron_device")
     expect(len(device) == 1 and device[0][2] > 0, f"device memory {device}")
+    code = samples(families, "neuroncore_memory_usage_model_code", runtime_tag=tag)
+    expect(code and sum(s[2] for s in code) > 0, f"the client's model code in HBM: {code}")
     total = samples(families, "system_memory_total_bytes")
     expect(len(total) == 1 and total[0][2] == mem_total_bytes(),
            f"system_memory_total_bytes {total} vs MemTotal {mem_total_bytes()}")

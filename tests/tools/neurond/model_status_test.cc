@@ -173,6 +173,22 @@ TEST_F(ModelStatusTest, ModelsMemoryExecutionsAndCoreCountersOfARuntimeClient) {
   }
   EXPECT_GE(model_bytes, kScratchBytes);
   EXPECT_GE(total_bytes - model_bytes, 3 * kBytes);  // the three tensors at least
+  // Its code (runtime/model/model_code.h), computed from the NEFF: the engine streams plus 16
+  // bytes per DMA descriptor, rounded up to the driver's 64-byte granule.
+  uint64_t code_bytes = 0;
+  for (const neff::EngineProgram& engine : (*model)->neff().subgraphs.at(0).engines) {
+    code_bytes += engine.instructions.size() + 16 * engine.dma.size();
+  }
+  ASSERT_GT(code_bytes, 0u);
+  code_bytes = (code_bytes + 63) / 64 * 64;
+  uint64_t model_code_bytes = 0;
+  for (const auto& memory : session->memory()) {
+    if (memory.category() == v1::MEMORY_CATEGORY_CODE) {
+      EXPECT_EQ(memory.model_id(), info->model_id);
+      model_code_bytes += memory.bytes();
+    }
+  }
+  EXPECT_EQ(model_code_bytes, code_bytes);
   uint64_t hbm_used = 0;
   for (const auto& hbm : status.hbm()) hbm_used += hbm.used_bytes();
   EXPECT_EQ(total_bytes, hbm_used);
@@ -223,6 +239,13 @@ TEST_F(ModelStatusTest, ModelsMemoryExecutionsAndCoreCountersOfARuntimeClient) {
     if (memory.model_id == info->model_id) view_model_bytes += memory.bytes;
   }
   EXPECT_EQ(view_model_bytes, model_bytes);
+  uint64_t view_code_bytes = 0;
+  for (const auto& memory : process->memory) {
+    if (memory.category == "model_code" && memory.model_id == info->model_id) {
+      view_code_bytes += memory.bytes;
+    }
+  }
+  EXPECT_EQ(view_code_bytes, code_bytes);
   ASSERT_EQ(process->recent_executions.size(), static_cast<size_t>(kExecutions));
   EXPECT_EQ(process->recent_executions[1].simulated_ps, durations_ps[1]);
   EXPECT_GT(process->recent_executions[1].wall_ns, 0u);
