@@ -576,8 +576,10 @@ StatusOr<model::Model*> Runtime::LoadParsed(neff::Neff neff, int vnc, int vnc_co
 Status Runtime::UnloadModel(model::Model* model) {
   std::unique_lock lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  TRNSIM_RETURN_IF_ERROR(models_->Check(model));
+  const uint64_t model_id = model->id();  // `model` is destroyed by Unload
   TRNSIM_RETURN_IF_ERROR(models_->Unload(model));
-  executor_->Forget(model);
+  executor_->Forget(model, model_id);
   return Status::Ok();
 }
 

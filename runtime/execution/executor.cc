@@ -127,11 +127,11 @@ std::optional<ExecutionRecord> Executor::Last(const model::Model* model) const {
   return it->second;
 }
 
-void Executor::Forget(const model::Model* model) {
+void Executor::Forget(const model::Model* model, uint64_t model_id) {
   profiles_.Forget(model);
   {
     std::lock_guard<std::mutex> lock(execute_mutex_);
-    inspect_selector_.Forget(model->id());
+    inspect_selector_.Forget(model_id);
   }
   std::lock_guard<std::mutex> lock(records_mutex_);
   records_.erase(model);

@@ -87,8 +87,10 @@ class Executor {
 
   // The model's record; nullopt when it has not executed successfully since it was loaded.
   std::optional<ExecutionRecord> Last(const model::Model* model) const;
-  // Drops the model's record (it is being unloaded); a profile of it stops capturing.
-  void Forget(const model::Model* model);
+  // Drops the record of the model `model` pointed to, whose id was `model_id` (it has been
+  // unloaded: `model` is only a key and may already be destroyed, so it is never dereferenced);
+  // a profile of it stops capturing.
+  void Forget(const model::Model* model, uint64_t model_id);
 
   // Device profiles (runtime/profiling/profile_sessions.h): capture every execution of `model`
   // from now until StopProfile(filename) writes them to `filename`.
