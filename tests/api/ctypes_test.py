@@ -9,21 +9,8 @@ import ctypes as C
 import os
 import sys
 
-passed = 0
-failures = []
-
-
-def expect(condition, what):
-    global passed
-    if condition:
-        passed += 1
-    else:
-        failures.append(what)
-        print("FAIL", what)
-
-
-def expect_eq(got, want, what):
-    expect(got == want, f"{what}: got {got!r}, want {want!r}")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../python"))
+from trnsim_checks import expect, expect_eq, summary  # noqa: E402
 
 
 # --- Layouts, written from AWS's headers as documented (x86-64) ------------------------------
@@ -268,8 +255,7 @@ def main(path):
     test_status_names(lib)
     test_instance_answers(lib)
     test_tensors(lib)
-    print(f"{passed} passed, {len(failures)} failed")
-    return 1 if failures else 0
+    return summary()
 
 
 if __name__ == "__main__":

@@ -13,26 +13,12 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import independent_neff_writer as writer  # noqa: E402
-
-passed = 0
-failures = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../python"))
+from trnsim_checks import expect, expect_eq, summary  # noqa: E402
 
 SUCCESS, FAILURE, INVALID, INVALID_HANDLE = 0, 1, 2, 3
 NO_FW = 1
 P = C.c_void_p
-
-
-def expect(condition, what):
-    global passed
-    if condition:
-        passed += 1
-    else:
-        failures.append(what)
-        print("FAIL", what)
-
-
-def expect_eq(got, want, what):
-    expect(got == want, f"{what}: got {got!r}, want {want!r}")
 
 
 class TensorInfo(C.Structure):
@@ -166,8 +152,7 @@ def main(path):
     expect_eq(load(lib, good[:1024])[0], INVALID, "header only")
     lib.nrt_close()
 
-    print(f"{passed} passed, {len(failures)} failed")
-    return 1 if failures else 0
+    return summary()
 
 
 if __name__ == "__main__":

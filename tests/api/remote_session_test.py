@@ -22,6 +22,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import neurond_fixture  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../python"))
+from trnsim_checks import HOLDER, expect, expect_eq, failures, summary  # noqa: E402
 
 SUCCESS, FAILURE, INVALID = 0, 1, 2
 NO_FW = 1
@@ -30,35 +32,11 @@ INSTANCE = "trn2.3xlarge"
 INSTANCE_VNCS = 4  # trn2.3xlarge: one chip of 8 physical cores, LNC=2 by default
 QUICK_S = 5  # far above what a refused connection or a broken session takes
 
-passed = 0
-failures = []
-
-
-def expect(condition, what):
-    global passed
-    if condition:
-        passed += 1
-    else:
-        failures.append(what)
-        print("FAIL", what)
-
-
-def expect_eq(got, want, what):
-    expect(got == want, f"{what}: got {got!r}, want {want!r}")
-
 
 def timed(fn, *args):
     start = time.monotonic()
     result = fn(*args)
     return result, time.monotonic() - start
-
-
-HOLDER = """
-import ctypes as C, sys, time
-lib = C.CDLL(sys.argv[1])
-print(lib.nrt_init(1, b"", b""), flush=True)
-time.sleep(600)
-"""
 
 
 def test_unreachable(lib, workdir):
@@ -156,8 +134,7 @@ def main(libnrt, neurond, workdir):
             test_daemon_killed_mid_session(lib, daemon_pid)
         finally:
             neurond_fixture.terminate(daemon_pid, sock)
-    print(f"{passed} passed, {len(failures)} failed")
-    return 1 if failures else 0
+    return summary()
 
 
 if __name__ == "__main__":

@@ -19,27 +19,13 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../python"))
+from trnsim_checks import expect, expect_eq, failures, summary  # noqa: E402
+
 SUCCESS, FAILURE = 0, 1
 INSTANCE = "trn2.3xlarge"
 QUICK_S = 5  # far below the 30 s RPC deadline: a refusal must not wait for it
 START_TIMEOUT_S = 30
-
-passed = 0
-failures = []
-
-
-def expect(condition, what):
-    global passed
-    if condition:
-        passed += 1
-    else:
-        failures.append(what)
-        print("FAIL", what)
-
-
-def expect_eq(got, want, what):
-    expect(got == want, f"{what}: got {got!r}, want {want!r}")
-
 
 # A client: nrt_init, then (when it succeeded) a 1 MiB + 3 bytes tensor round trip; prints the
 # nrt_init status and "roundtrip ok" / "roundtrip bad".
@@ -148,8 +134,7 @@ def main(libnrt, neurond, tls_dir, workdir):
     log = out.read()
     expect("(TLS)" in log, "neurond logs that it serves TLS")
     out.close()
-    print(f"{passed} passed, {len(failures)} failed")
-    return 1 if failures else 0
+    return summary()
 
 
 if __name__ == "__main__":

@@ -18,17 +18,8 @@ import shutil
 import subprocess
 import sys
 
-passed = 0
-failures = []
-
-
-def expect(cond, what):
-    global passed
-    if cond:
-        passed += 1
-    else:
-        failures.append(what)
-        print("FAIL", what)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../python"))
+from trnsim_checks import expect, summary  # noqa: E402
 
 
 def run(*args, stdin=None):
@@ -207,8 +198,7 @@ def main(argv):
      "corrupt": lambda: case_corrupt(doc, work),
      "errors": lambda: case_errors(work),
      "samples": lambda: case_samples(samples)}[case]()
-    print(f"{passed} passed, {len(failures)} failed")
-    return 1 if failures else 0
+    return summary()
 
 
 if __name__ == "__main__":

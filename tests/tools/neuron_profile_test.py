@@ -36,18 +36,11 @@ import shutil
 import subprocess
 import sys
 
-failures = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../python"))
+import trnsim_checks  # noqa: E402
+from trnsim_checks import expect, expect_eq  # noqa: E402
 
-
-def expect(condition, what):
-    if not condition:
-        failures.append(what)
-        print("FAIL:", what)
-
-
-def expect_eq(got, want, what):
-    expect(got == want, f"{what}: got {got!r}, want {want!r}")
-
+trnsim_checks.configure(fail_prefix="FAIL:")
 
 SUCCESS, FAILURE, INVALID, INVALID_HANDLE = 0, 1, 2, 3
 UNINITIALIZED = 13
@@ -732,11 +725,7 @@ def main():
     test = {"api": test_api, "inspect": test_inspect, "remote": test_remote,
             "samples": test_samples, "capture": test_capture}[mode]
     test(target, neff_dir, work, *sys.argv[5:])
-    if failures:
-        print(f"{len(failures)} failure(s)")
-        return 1
-    print("PASS")
-    return 0
+    return trnsim_checks.pass_summary()
 
 
 if __name__ == "__main__":

@@ -12,22 +12,13 @@ import json
 import os
 import sys
 
-passed = 0
-failures = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../python"))
+from trnsim_checks import expect, summary  # noqa: E402
 
 # nrt_dtype_t values (the hardware type codes) by the NEFF's dtype names.
 DTYPES = {"float32": 10, "bfloat16": 6, "float16": 7, "int32": 8, "uint8": 3}
 USAGE = {"input": 0, "output": 1}
 NO_FW = 1
-
-
-def expect(cond, what):
-    global passed
-    if cond:
-        passed += 1
-    else:
-        failures.append(what)
-        print("FAIL", what)
 
 
 class TensorInfo(C.Structure):
@@ -87,8 +78,7 @@ def main(lib_path, samples, lnc):
             lib.nrt_free_model_tensor_info(info)
         expect(lib.nrt_unload(model) == 0, f"{s['name']}: nrt_unload")
     lib.nrt_close()
-    print(f"{passed} passed, {len(failures)} failed")
-    return 1 if failures else 0
+    return summary()
 
 
 if __name__ == "__main__":

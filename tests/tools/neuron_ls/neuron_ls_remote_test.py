@@ -21,33 +21,11 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../api"))
 import neurond_fixture  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../python"))
+from trnsim_checks import HOLDER, clean_env, expect, summary  # noqa: E402
 
-HOLDER = """\
-import ctypes, sys, time
-lib = ctypes.CDLL(sys.argv[1])
-print(lib.nrt_init(1, b"", b""), flush=True)
-time.sleep(600)
-"""
 # A long argument, so that the command is longer than 80 characters and gets cut.
 PADDING = "--an-argument-long-enough-to-be-truncated-by-neuron-ls=" + "x" * 40
-
-passed = 0
-failures = []
-
-
-def expect(condition, what):
-    global passed
-    if condition:
-        passed += 1
-    else:
-        failures.append(what)
-        print("FAIL", what)
-
-
-def clean_env(**extra):
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("TRNSIM_", "NEURON_"))}
-    env.update(extra)
-    return env
 
 
 def neuron_ls(binary, args, address):
@@ -174,8 +152,7 @@ def main():
                 h.kill()
                 h.wait()
         expect(neurond_fixture.stop(base) == 0, "daemon stopped with SIGTERM")
-    print(f"{passed} passed, {len(failures)} failed")
-    return 1 if failures else 0
+    return summary()
 
 
 if __name__ == "__main__":

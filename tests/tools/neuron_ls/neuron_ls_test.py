@@ -19,26 +19,15 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../python"))
+from trnsim_checks import clean_env, expect, summary  # noqa: E402
+
 VIEWS = {"default": [], "wide": ["-w"], "all": ["-a"], "topology": ["-t"], "json": ["-j"]}
-
-passed = 0
-failures = []
-
-
-def expect(condition, what):
-    global passed
-    if condition:
-        passed += 1
-    else:
-        failures.append(what)
-        print("FAIL", what)
 
 
 def run(neuron_ls, args, **env):
-    environ = {k: v for k, v in os.environ.items()
-               if not k.startswith(("TRNSIM_", "NEURON_"))}
-    environ.update(env)
-    return subprocess.run([neuron_ls] + args, env=environ, capture_output=True, timeout=60)
+    return subprocess.run([neuron_ls] + args, env=clean_env(**env), capture_output=True,
+                          timeout=60)
 
 
 def golden(neuron_ls, golden_dir, instance, lnc, update):
@@ -174,8 +163,7 @@ def main():
     else:
         print(f"unknown mode {mode}")
         return 2
-    print(f"{passed} passed, {len(failures)} failed")
-    return 1 if failures or passed == 0 else 0
+    return summary(require_checks=True)
 
 
 if __name__ == "__main__":

@@ -33,7 +33,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "../../api"))
+sys.path.insert(0, os.path.join(HERE, "../../python"))
 import neurond_fixture  # noqa: E402
+from trnsim_checks import clean_env, expect, summary  # noqa: E402
 
 INSTANCE = "trn2.3xlarge"
 NEFF = "vector_add_bf16.neff"
@@ -61,19 +63,6 @@ SYSTEM_METRICS = ["hardware_ecc_events_total", "system_vcpu_count", "system_vcpu
                   "neuron_hardware_info"]
 TYPES = {"execution_errors_total": "counter", "execution_status_total": "counter",
          "hardware_ecc_events_total": "counter"}
-
-passed = 0
-failures = []
-
-
-def expect(condition, what):
-    global passed
-    if condition:
-        passed += 1
-    else:
-        failures.append(what)
-        print("FAIL", what)
-
 
 SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$')
 LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"(,|$)')
@@ -206,8 +195,7 @@ def completed(families, tag):
 
 
 def run(monitor, busy_client, neff_dir, address, workdir):
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("TRNSIM_", "NEURON_"))}
-    env.update(TRNSIM_DAEMON=address, NEURON_LOGICAL_NC_CONFIG="1")
+    env = clean_env(TRNSIM_DAEMON=address, NEURON_LOGICAL_NC_CONFIG="1")
     client = subprocess.Popen([busy_client, os.path.join(neff_dir, NEFF)],
                               env=dict(env, NEURON_RT_VISIBLE_CORES="0"), stdout=subprocess.PIPE,
                               text=True)
@@ -293,8 +281,7 @@ def main():
                 "unix:" + base + ".sock", workdir)
         finally:
             expect(neurond_fixture.stop(base) == 0, "daemon stopped with SIGTERM")
-    print(f"{passed} passed, {len(failures)} failed")
-    return 1 if failures or passed == 0 else 0
+    return summary(require_checks=True)
 
 
 if __name__ == "__main__":

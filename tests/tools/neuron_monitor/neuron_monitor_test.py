@@ -25,20 +25,10 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "../neuron_ls"))
 sys.path.insert(0, os.path.join(HERE, "../../api"))
+sys.path.insert(0, os.path.join(HERE, "../../python"))
 from neuron_ls_schema_test import validate  # noqa: E402
 import neurond_fixture  # noqa: E402
-
-passed = 0
-failures = []
-
-
-def expect(condition, what):
-    global passed
-    if condition:
-        passed += 1
-    else:
-        failures.append(what)
-        print("FAIL", what)
+from trnsim_checks import HOLDER, clean_env, expect, summary  # noqa: E402
 
 
 def obj(required, **properties):
@@ -121,19 +111,6 @@ SCHEMA = obj(
                              neuron_device_type=STR, neuron_device_count=INT,
                              neuron_device_memory_size=INT, neuroncore_per_device_count=INT,
                              logical_neuroncore_config=INT, error=ERR))
-
-HOLDER = """\
-import ctypes, sys, time
-lib = ctypes.CDLL(sys.argv[1])
-print(lib.nrt_init(1, b"", b""), flush=True)
-time.sleep(600)
-"""
-
-
-def clean_env(**extra):
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("TRNSIM_", "NEURON_"))}
-    env.update(extra)
-    return env
 
 
 def write_config(workdir, text):
@@ -252,8 +229,7 @@ def main():
         head(monitor, workdir)
     elif mode == "errors":
         errors(monitor, workdir)
-    print(f"{passed} passed, {len(failures)} failed")
-    return 1 if failures or passed == 0 else 0
+    return summary(require_checks=True)
 
 
 if __name__ == "__main__":

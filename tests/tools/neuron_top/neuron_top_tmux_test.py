@@ -30,28 +30,11 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../api"))
 import neurond_fixture  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../python"))
+from trnsim_checks import clean_env, expect, summary  # noqa: E402
 
 WAIT_S = 20  # for anything to show on the screen
 NEFF = "vector_add_fp32_lnc2.neff"  # an LNC 2 sample, for the v3d grid
-
-passed = 0
-failures = []
-
-
-def expect(condition, what):
-    global passed
-    if condition:
-        passed += 1
-    else:
-        failures.append(what)
-        print("FAIL", what)
-    return condition
-
-
-def clean_env(**extra):
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("TRNSIM_", "NEURON_"))}
-    env.update(extra)
-    return env
 
 
 class Tmux:
@@ -335,8 +318,7 @@ def main():
     else:
         print(__doc__)
         return 2
-    print(f"{passed} passed, {len(failures)} failed")
-    return 1 if failures else 0
+    return summary()
 
 
 if __name__ == "__main__":
