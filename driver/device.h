@@ -21,6 +21,7 @@
 // running execution succeeds; the memory is released when the execution ends.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -28,6 +29,7 @@
 
 #include "common/status_or.h"
 #include "driver/execution_types.h"
+#include "simulator/collective/collective_hub.h"
 #include "simulator/core/execution.h"
 #include "simulator/spec/instance_spec.h"
 
@@ -137,6 +139,16 @@ class Device {
   // model's (NRT_TIMEOUT, NRT_INVALID; bound memory may be partly written).
   virtual StatusOr<simulator::core::ExecutionResult> Execute(
       std::span<const CoreExecution> cores, const ExecutionRequestOptions& options) = 0;
+  // Host-driven collectives (nrt_barrier, nrt_all_gather): joins `call` with the same call of
+  // every other rank of its communicator on this instance (simulator/collective/collective_hub.h)
+  // and returns all_gather's concatenation in rank order (barrier: empty). Waits at most
+  // `timeout` (zero: the hub's default): NRT_TIMEOUT naming the missing ranks.
+  virtual StatusOr<std::vector<uint8_t>> HostCollective(
+      const simulator::collective::HostCollectiveCall& call, std::chrono::milliseconds timeout) {
+    (void)call;
+    (void)timeout;
+    return FailureError("host collectives are not implemented by this back end yet");
+  }
 };
 
 struct DeviceOptions {

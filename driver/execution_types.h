@@ -11,6 +11,8 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "simulator/core/trace.h"
@@ -46,12 +48,24 @@ struct CoreExecution {
   std::vector<VarBinding> vars;
 };
 
+// The execution is one rank of a collective communicator: its `collective` instructions meet
+// the other ranks' (simulator/collective/collective_hub.h; the device adds the chip).
+struct CollectiveMembership {
+  std::string communicator;  // NEURON_RT_ROOT_COMM_ID
+  uint32_t rank = 0;
+  uint32_t world_size = 1;
+  uint64_t execution_sequence = 0;  // the model's n-th execution on this rank (from 0)
+};
+
 struct ExecutionRequestOptions {
   std::chrono::milliseconds host_timeout{0};  // 0: none
   bool stochastic_rounding = false;
   // Per core of the request, in order: the seed of its stochastic-rounding stream (the core's
   // reference::CoreState::rounding_seed). Empty: every seed is 0.
   std::vector<uint64_t> rounding_seeds;
+  // Set for models loaded with nrt_load_collectives; unset, a `collective` instruction is an
+  // execution error.
+  std::optional<CollectiveMembership> collective;
   // Not sent over the wire: when set and it becomes true, the execution stops early with
   // NRT_FAILURE (neurond sets it when the session that asked for the execution ends).
   const std::atomic<bool>* cancel = nullptr;

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "common/status_or.h"
+#include "simulator/collective/collective_port.h"
 #include "simulator/core/trace.h"
 #include "simulator/dma/descriptor.h"
 #include "simulator/isa/engine.h"
@@ -63,6 +64,9 @@ struct ExecuteOptions {
   // (trace.h; cleared first). Recording changes no result, time or statistic; unset, it costs a
   // pointer test per instruction and transfer. Left with what ran so far when Execute fails.
   ExecutionTrace* trace = nullptr;
+  // Where `collective` instructions go (collective/collective_port.h). Null: a `collective`
+  // instruction is an execution error (NRT_INVALID: the model was not loaded as a rank).
+  collective::CollectivePort* collectives = nullptr;
 };
 
 struct EngineStats {

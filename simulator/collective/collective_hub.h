@@ -1,0 +1,86 @@
+// CollectiveHub: the rendezvous of one emulated instance's collectives. Every rank — an
+// execution of a model loaded with nrt_load_collectives, in this process or in any client of
+// neurond — reaches the hub through a CollectivePort; host-driven collectives (nrt_barrier,
+// nrt_all_gather) reach it through HostCollective. The hub matches the calls of a replica
+// group, computes the result exactly (reduction in group-position order, docs/collectives.md
+// "Numerics") and its simulated duration from the instance's links (collective_cost.h), and
+// hands every rank its part.
+//
+// Matching: calls meet when they agree on (communicator, execution sequence, collective id,
+// occurrence of that id within the execution, the group's first member). They must then agree
+// on everything else (kind, op, dtype, group, world, byte sizes); if not, every rank of the
+// rendezvous fails with NRT_EXEC_HW_ERR_COLLECTIVES naming the ranks that disagree.
+// Failure: a rank that does not arrive within the waiting ranks' host timeout fails them with
+// NRT_TIMEOUT naming the missing ranks; a rank whose execution is cancelled (its process ended,
+// neurond's session cancel flag) while waiting fails the rendezvous for all with
+// NRT_EXEC_HW_ERR_COLLECTIVES naming it. A failed rendezvous is remembered (bounded), so ranks
+// arriving later fail at once with the same status instead of waiting.
+//
+// Thread safety: all methods may be called from any thread; ports block only their caller.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/status_or.h"
+#include "simulator/collective/collective_port.h"
+#include "simulator/spec/instance_spec.h"
+
+namespace trnsim::simulator::collective {
+
+// Who one execution is in a communicator, and where it runs.
+struct RankEndpoint {
+  std::string communicator;  // NEURON_RT_ROOT_COMM_ID of the job (ranks with equal ids meet)
+  uint32_t rank = 0;         // ctx_device_id of nrt_load_collectives
+  uint32_t world_size = 1;   // ctx_device_count
+  int chip = 0;              // the chip its cores are on
+  // The execution's sequence number on this rank (the model's 1st, 2nd, ... execution); ranks
+  // meet on equal numbers, so every rank must run the model the same number of times.
+  uint64_t execution_sequence = 0;
+};
+
+struct PortOptions {
+  // How long Run waits for the other ranks, in host time. Zero: kDefaultCollectiveTimeout.
+  std::chrono::milliseconds host_timeout{0};
+  // When set and it becomes true, a waiting Run gives up and fails its rendezvous.
+  const std::atomic<bool>* cancel = nullptr;
+};
+inline constexpr std::chrono::milliseconds kDefaultCollectiveTimeout{600'000};
+
+// Host-driven collectives: no instruction, no simulated time.
+enum class HostCollectiveKind : uint8_t { kBarrier, kAllGather };
+struct HostCollectiveCall {
+  HostCollectiveKind kind = HostCollectiveKind::kBarrier;
+  std::string communicator;
+  uint32_t rank = 0;
+  uint32_t world_size = 1;
+  uint64_t sequence = 0;       // this rank's n-th host collective on the communicator
+  std::vector<uint8_t> input;  // all_gather: this rank's bytes (every rank the same size)
+};
+
+class CollectiveHub {
+ public:
+  explicit CollectiveHub(const InstanceSpec& spec);
+  ~CollectiveHub();
+  CollectiveHub(const CollectiveHub&) = delete;
+  CollectiveHub& operator=(const CollectiveHub&) = delete;
+
+  // A port for one execution of `endpoint`. It must not outlive the hub.
+  std::unique_ptr<CollectivePort> Attach(RankEndpoint endpoint, PortOptions options);
+
+  // Blocks until the communicator's whole world has made the same call (same kind, sequence
+  // and sizes); all_gather returns the ranks' inputs concatenated in rank order, barrier an
+  // empty vector. Failures as for ports.
+  StatusOr<std::vector<uint8_t>> HostCollective(const HostCollectiveCall& call,
+                                                const PortOptions& options);
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace trnsim::simulator::collective
