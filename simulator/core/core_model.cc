@@ -305,6 +305,9 @@ void CoreModel::Try(int engine) {
   } else if (inst.opcode == Opcode::kDmaTrigger) {
     st = IssueTrigger(engine, inst, traced);
     async = true;
+  } else if (inst.opcode == Opcode::kCollective) {
+    st = IssueCollective(engine, inst, traced);
+    async = true;
   } else {
     st = ApplyEffect(e.kind, inst, e.pc, *run_.state, *run_.hbm, next, ended);
   }

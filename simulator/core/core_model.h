@@ -14,8 +14,11 @@
 // effect is applied (functional.h; dma_copy/dma_trigger bytes move then), and the engine is
 // busy for the occupancy. @complete updates apply at issue + occupancy + access latency, or
 // when the transfer lands for dma_copy, or when the last descriptor lands for dma_trigger (each
-// descriptor's own semaphore/event updates apply as it lands). Every semaphore or event change
-// re-examines the blocked engines of the core at the same instant.
+// descriptor's own semaphore/event updates apply as it lands), or when the result has landed in
+// dst for `collective` (core_collective.cc: at issue the src bytes go to the CollectivePort,
+// which blocks the host thread until the group has met; the engine itself moves on like a
+// dma_copy). Every semaphore or event change re-examines the blocked engines of the core at the
+// same instant.
 //
 // Determinism: the engines are components with ids base+engine; all their events carry those
 // ids as priorities, so simultaneous events run in a fixed order.
@@ -44,6 +47,9 @@ class CoreModel {
   // Records this core's instructions, transfers and sync updates into `trace` (trace.h) from
   // now on; nullptr (the default) records nothing.
   void set_trace(ExecutionTrace* trace);
+  // Where this core's `collective` instructions go (collective/collective_port.h); nullptr (the
+  // default): a `collective` is an execution error. The port must outlive the execution.
+  void set_collectives(collective::CollectivePort* port) { collectives_ = port; }
 
   // Resets registers, accumulators, the stationary buffer, semaphores and events to their
   // program-start values (docs/isa.md §3; SBUF and PSUM keep their contents) and posts each
@@ -87,6 +93,8 @@ class CoreModel {
   void Complete(int engine, const isa::Instruction* inst, uint32_t traced);
   Status IssueDma(int engine, const isa::Instruction& inst, uint32_t traced);
   Status IssueTrigger(int engine, const isa::Instruction& inst, uint32_t traced);
+  // core_collective.cc.
+  Status IssueCollective(int engine, const isa::Instruction& inst, uint32_t traced);
   // Tracing: records the state of S/E[index] after a change made by `sync_source_`.
   void TraceSync(bool event, uint32_t index);
   // PE pipeline (docs/chip-model.md §2): the earliest issue of `inst` given the systolic array
@@ -112,6 +120,7 @@ class CoreModel {
   TimePs pe_array_free_ps_ = 0;        // the array finishes its current matmul/transpose
   TimePs pe_weights_ready_ps_ = 0;     // the last weight load has landed
   TimePs pe_weight_unit_free_ps_ = 0;  // the weight-load unit can start another load
+  collective::CollectivePort* collectives_ = nullptr;
   std::unique_ptr<TraceRecorder> trace_;  // null unless tracing
   TraceSource sync_source_;               // tracing: who the next ApplySync calls come from
 };

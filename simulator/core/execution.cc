@@ -71,6 +71,7 @@ StatusOr<ExecutionResult> Execute(const ChipSpec& chip, std::span<const CoreRun>
     options.trace->Clear();
     for (auto& c : cores) c->set_trace(options.trace);
   }
+  for (auto& c : cores) c->set_collectives(options.collectives);
   for (auto& c : cores) c->Start();
 
   const auto host_start = std::chrono::steady_clock::now();

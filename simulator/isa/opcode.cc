@@ -8,7 +8,8 @@ namespace {
 constexpr MemoryMask kS = MemoryBit(Memory::kSbuf);
 constexpr MemoryMask kP = MemoryBit(Memory::kPsum);
 constexpr MemoryMask kSP = kS | kP;
-constexpr MemoryMask kSH = kS | MemoryBit(Memory::kHbm);
+constexpr MemoryMask kH = MemoryBit(Memory::kHbm);
+constexpr MemoryMask kSH = kS | kH;
 constexpr MemoryMask kPat = MemoryBit(Memory::kPattern);
 
 constexpr EngineMask kPe = EngineBit(Engine::kPe);
@@ -34,7 +35,7 @@ constexpr OperandSpec OrImm(std::string_view n, MemoryMask m, int8_t imm) {
 }
 constexpr ImmSpec NoImm() { return {}; }
 constexpr ImmSpec F32(std::string_view n, uint32_t def = 0) { return {n, ImmKind::kF32, def}; }
-constexpr ImmSpec Int(std::string_view n) { return {n, ImmKind::kInt, 0}; }
+constexpr ImmSpec Int(std::string_view n, uint32_t def = 0) { return {n, ImmKind::kInt, def}; }
 constexpr ImmSpec Auto(std::string_view n) { return {n, ImmKind::kAuto, 0}; }
 
 using O = OperandSpec;
@@ -175,6 +176,11 @@ constexpr Row kRows[] = {
      "", C::kGpSimd},
     {Opcode::kTensorPartitionReduce, "tensor_partition_reduce", kPool,
      Ops(Out("dst", kS), In("in", kS)), Imms(), kFieldOp0, 0, "", "", C::kGpSimd},
+    // ---- collectives: every engine ------------------------------------------------------------
+    // count = kind, op0 = reduction, index = collective id; imm = group size, stride, shift.
+    {Opcode::kCollective, "collective", kAll, Ops(Out("dst", kH), In("src", kH)),
+     Imms(Int("group"), Int("stride", 1), Int("shift")), kFieldOp0 | kFieldCount | kFieldIndex, 0,
+     "kind", "id", C::kDma, TextStyle::kCollective},
 };
 
 constexpr size_t kRowCount = sizeof(kRows) / sizeof(kRows[0]);

@@ -65,6 +65,8 @@ enum class Opcode : uint16_t {
   kAffineSelect = 0x60,
   kLocalGather = 0x61,
   kTensorPartitionReduce = 0x62,
+  // Collective communication, legal on every engine (the CC cores' trigger).
+  kCollective = 0x70,
 };
 
 // Instruction::flags bits. Which bits an opcode accepts is OpcodeInfo::flags.
@@ -151,6 +153,7 @@ enum class TextStyle : uint8_t {
   kRegAdd,     // reg_add r3 += 1 | reg_add r3 += r4
   kRegMem,     // reg_load r3 src=... | reg_store r3 dst=...
   kBranch,     // branch r3 < 16 -> 4 | branch r3 < r4 -> 4
+  kCollective,  // generic key=value, `kind=` by name, `shift=` only for permute (§7.8)
 };
 
 struct OpcodeInfo {

@@ -57,6 +57,9 @@ std::string_view NameOf(const std::array<std::string_view, N>& names, E value) {
   return i < N ? names[i] : "?";
 }
 
+constexpr std::array<std::string_view, kCollectiveKindCount> kCollectiveNames = {
+    "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "permute"};
+
 template <typename E, size_t N>
 std::optional<E> FromName(const std::array<std::string_view, N>& names, std::string_view name) {
   for (size_t i = 0; i < N; ++i) {
@@ -111,6 +114,11 @@ std::optional<CmpOp> CmpOpFromName(std::string_view n) {
 std::string_view ReduceCmdName(ReduceCmd c) { return NameOf(kReduceNames, c); }
 std::optional<ReduceCmd> ReduceCmdFromName(std::string_view n) {
   return FromName<ReduceCmd>(kReduceNames, n);
+}
+
+std::string_view CollectiveKindName(CollectiveKind k) { return NameOf(kCollectiveNames, k); }
+std::optional<CollectiveKind> CollectiveKindFromName(std::string_view n) {
+  return FromName<CollectiveKind>(kCollectiveNames, n);
 }
 
 }  // namespace trnsim::isa

@@ -108,6 +108,22 @@ enum class UpdateOp : uint8_t {
 // (results written; for dma_copy, when the transfer has landed).
 enum class UpdateWhen : uint8_t { kComplete = 0, kRead = 1 };
 
+// The collective of a `collective` instruction (its `count` field, text `kind=`; docs/isa.md
+// §7.8). The values are those of simulator::collective::CollectiveKind, which the chip model
+// hands them to the rendezvous as.
+enum class CollectiveKind : uint8_t {
+  kAllReduce = 0,
+  kAllGather = 1,
+  kReduceScatter = 2,
+  kAllToAll = 3,
+  kPermute = 4,
+};
+inline constexpr int kCollectiveKindCount = 5;
+// all_reduce and reduce_scatter combine the ranks' elements with the instruction's op0.
+constexpr bool CollectiveReduces(CollectiveKind kind) {
+  return kind == CollectiveKind::kAllReduce || kind == CollectiveKind::kReduceScatter;
+}
+
 std::string_view AluOpName(AluOp op);  // "add", "multiply", ...; "?" when out of range
 std::optional<AluOp> AluOpFromName(std::string_view name);
 std::string_view ActFuncName(ActFunc func);  // "gelu_apprx_tanh", ...
@@ -117,6 +133,9 @@ std::string_view CmpOpSymbol(CmpOp cmp);  // "<", "<=", "==", "!=", ">=", ">"
 std::optional<CmpOp> CmpOpFromName(std::string_view name_or_symbol);
 std::string_view ReduceCmdName(ReduceCmd cmd);  // "idle", "reset", "reduce", "reset_reduce"
 std::optional<ReduceCmd> ReduceCmdFromName(std::string_view name);
+// "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "permute"; "?" when out of range.
+std::string_view CollectiveKindName(CollectiveKind kind);
+std::optional<CollectiveKind> CollectiveKindFromName(std::string_view name);
 
 // Evaluates `a cmp b` (used by branch, sem_wait and affine_select).
 template <typename T>

@@ -97,8 +97,11 @@ std::string FormatInstruction(const Instruction& inst) {
       done_fields = kFieldReg0;
       break;
     case TextStyle::kGeneric:
+    case TextStyle::kCollective:
       break;
   }
+  const bool collective = info->text_style == TextStyle::kCollective;
+  const bool permute = inst.count == static_cast<uint8_t>(CollectiveKind::kPermute);
   for (int s = 0; s < kMaxOperands; ++s) {
     const OperandSpec& spec = info->operands[s];
     if (spec.presence == Presence::kNone) continue;
@@ -112,6 +115,8 @@ std::string FormatInstruction(const Instruction& inst) {
   for (int i = 0; i < kMaxImms; ++i) {
     if (info->imms[i].kind == ImmKind::kUnused || SlotOfImm(*info, i) >= 0) continue;
     if (i == 0 && imm0_done) continue;
+    // A collective's shift means something for permute only; elsewhere it is 0 and not shown.
+    if (collective && i == 2 && !permute && inst.imm[2] == 0) continue;
     out +=
         " " + std::string(info->imms[i].name) + "=" + FormatImm(inst.imm[i], ImmIsInteger(inst, i));
   }
@@ -121,7 +126,12 @@ std::string FormatInstruction(const Instruction& inst) {
   if (f & kFieldFunc) out += " func=" + std::string(ActFuncName(inst.func));
   if (f & kFieldReduceCmd) out += " reduce_cmd=" + std::string(ReduceCmdName(inst.reduce_cmd));
   if (f & kFieldCmp) out += " cmp=" + std::string(CmpOpName(inst.cmp));
-  if (f & kFieldCount) out += " " + std::string(info->count_name) + "=" + S(inst.count);
+  if ((f & kFieldCount) && collective && inst.count < kCollectiveKindCount) {
+    out += " " + std::string(info->count_name) + "=" +
+           std::string(CollectiveKindName(static_cast<CollectiveKind>(inst.count)));
+  } else if (f & kFieldCount) {
+    out += " " + std::string(info->count_name) + "=" + S(inst.count);
+  }
   if (f & kFieldIndex) out += " " + std::string(info->index_name) + "=" + S(inst.index);
   for (int b = 0; b < kFlagBits; ++b) {
     if (flags & (1u << b)) out += " " + std::string(FlagName(b));

@@ -157,7 +157,7 @@ Status Parser::RegOrImm(std::string_view tok) {
 
 Status Parser::ParsePositional() {
   TextStyle style = info_->text_style;
-  if (style == TextStyle::kGeneric) return Status::Ok();
+  if (style == TextStyle::kGeneric || style == TextStyle::kCollective) return Status::Ok();
   if (style == TextStyle::kSemWait || style == TextStyle::kSemUpdate ||
       style == TextStyle::kEvent) {
     std::string_view tok = Next();
@@ -275,6 +275,17 @@ Status Parser::ParseKeyValue(std::string_view key, std::string_view value) {
     inst_.cmp = *cmp;
   } else if ((f & kFieldCount) && key == info_->count_name) {
     TRNSIM_RETURN_IF_ERROR(once(21));
+    if (info_->text_style == TextStyle::kCollective) {
+      // By name; a number (as an out-of-range kind prints) is read as the raw field.
+      if (auto kind = CollectiveKindFromName(value)) {
+        inst_.count = static_cast<uint8_t>(*kind);
+        return Status::Ok();
+      }
+      if (!ParseInt(value)) {
+        return Fail("unknown collective kind " + std::string(value) +
+                    " (all_reduce, all_gather, reduce_scatter, all_to_all, permute)");
+      }
+    }
     auto v = ParseInt(value);
     if (!v || *v < 0 || *v > 255) return Fail(std::string(key) + " must be 0..255");
     inst_.count = static_cast<uint8_t>(*v);
@@ -330,8 +341,15 @@ StatusOr<Instruction> Parser::Run() {
       if (info_->operands[s].imm_alt == i && inst_.ap[s].present()) tensor = true;
     }
     bool positional = i == 0 && info_->text_style != TextStyle::kGeneric &&
-                      info_->text_style != TextStyle::kRegMem;
+                      info_->text_style != TextStyle::kRegMem &&
+                      info_->text_style != TextStyle::kCollective;
     if (!tensor && !positional) inst_.imm[i] = info_->imms[i].default_bits;
+  }
+  // A permute's shift defaults to 1 (receive from the previous position); other collectives
+  // have none (0).
+  if (info_->text_style == TextStyle::kCollective && !(seen_ & (1u << (8 + 2))) &&
+      inst_.count == static_cast<uint8_t>(CollectiveKind::kPermute)) {
+    inst_.imm[2] = 1;
   }
   return inst_;
 }

@@ -128,6 +128,7 @@ Status CheckEngineRules(const Checker& c, Engine engine);
 Status CheckPe(const Ops& o);           // validate_ops.cc
 Status CheckAct(const Ops& o);          // validate_ops.cc
 Status CheckControl(const Ops& o);      // validate_ops.cc
+Status CheckCollective(const Ops& o);   // validate_ops.cc
 Status CheckElementwise(const Ops& o);  // validate_vector.cc (DVE/POOL and shared ops)
 
 }  // namespace trnsim::isa::internal

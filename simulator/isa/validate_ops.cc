@@ -160,6 +160,62 @@ Status CheckControl(const Ops& o) {
   }
 }
 
+Status CheckCollective(const Ops& o) {
+  const Checker& c = o.c;
+  const Instruction& in = c.inst;
+  if (in.count >= kCollectiveKindCount) {
+    return c.Fail("kind " + S(in.count) + " is not a collective (0..4)");
+  }
+  const auto kind = static_cast<CollectiveKind>(in.count);
+  const std::string name(CollectiveKindName(kind));
+  const bool reduces = CollectiveReduces(kind);
+  if (reduces) {
+    if (in.op0 != AluOp::kAdd && in.op0 != AluOp::kMultiply && in.op0 != AluOp::kMaximum &&
+        in.op0 != AluOp::kMinimum) {
+      return c.Fail(name + " reduces with add, multiply, maximum or minimum, not " +
+                    std::string(AluOpName(in.op0)));
+    }
+  } else if (in.op0 != AluOp::kBypass) {
+    return c.Fail(name + " does not reduce: op0 must be bypass");
+  }
+  TRNSIM_RETURN_IF_ERROR(o.SameDtype(kDst, kSrc));
+  const AccessPattern& dst = o.A(kDst);
+  const AccessPattern& src = o.A(kSrc);
+  if (reduces && !IsEngineDtype(dst.dtype)) {
+    return c.Fail(name + " cannot reduce " + std::string(DtypeShortName(dst.dtype)) +
+                  " (an 8-, 16- or 32-bit integer, bf16, fp16, fp32 or fp8 type)");
+  }
+  const int32_t group = in.imm_i32(0), stride = in.imm_i32(1), shift = in.imm_i32(2);
+  if (group < 0) return c.Fail("group size " + std::to_string(group) + " is negative");
+  if (stride < 1) return c.Fail("group stride " + std::to_string(stride) + " must be >= 1");
+  if (kind != CollectiveKind::kPermute && shift != 0) {
+    return c.Fail("shift is used by permute only and must be 0");
+  }
+  // With group = 0 (the whole world) G is known only at run time, where the rendezvous checks
+  // the sizes against it; here the sizes must at least be compatible with some G.
+  const uint64_t g = uint64_t(group), nd = dst.Elements(), ns = src.Elements();
+  auto sizes = [&](const std::string& rule) {
+    return c.Fail(name + " needs " + rule + " (dst has " + S(nd) + " elements, src " + S(ns) +
+                  (g ? ", group " + S(g) : std::string()) + ")");
+  };
+  switch (kind) {
+    case CollectiveKind::kAllReduce:
+    case CollectiveKind::kPermute:
+      if (nd != ns) return sizes("|dst| = |src|");
+      break;
+    case CollectiveKind::kAllToAll:
+      if (nd != ns || (g && ns % g != 0)) return sizes("|dst| = |src|, a multiple of G");
+      break;
+    case CollectiveKind::kAllGather:
+      if (nd % ns != 0 || (g && nd / ns != g)) return sizes("|dst| = G x |src|");
+      break;
+    case CollectiveKind::kReduceScatter:
+      if (ns % nd != 0 || (g && ns / nd != g)) return sizes("|src| = G x |dst|");
+      break;
+  }
+  return Status::Ok();
+}
+
 Status CheckOpcodeRules(const Checker& c) {
   Ops o{c};
   switch (c.inst.opcode) {
@@ -171,6 +227,8 @@ Status CheckOpcodeRules(const Checker& c) {
     case Opcode::kActivationReduce:
     case Opcode::kReadAccumulator:
       return CheckAct(o);
+    case Opcode::kCollective:
+      return CheckCollective(o);
     default:
       break;
   }

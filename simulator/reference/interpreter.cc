@@ -166,6 +166,11 @@ Status Execute(Engine e, const Instruction& inst, size_t pc, CoreState& s, HbmVi
       return DmaCopy(e, inst, s, hbm);
     case Opcode::kDmaTrigger:
       return DmaTrigger(e, inst, s, hbm, table);
+    case Opcode::kCollective:
+      return InvalidError(
+          "execution error: collective needs the other ranks of its replica group, which only "
+          "the chip model reaches (through a collective port); the reference interpreter runs "
+          "one core alone");
     default:
       return ExecuteDatapath(e, inst, s, hbm);
   }

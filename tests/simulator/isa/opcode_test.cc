@@ -50,12 +50,18 @@ TEST(OpcodeTableTest, EngineCounts) {
       if (info.engines & EngineBit(static_cast<Engine>(e))) ++per_engine[e];
     }
   }
-  EXPECT_EQ(AllOpcodes().size(), 41u);
-  EXPECT_EQ(per_engine[static_cast<int>(Engine::kPe)], 18);
-  EXPECT_EQ(per_engine[static_cast<int>(Engine::kAct)], 20);
-  EXPECT_EQ(per_engine[static_cast<int>(Engine::kDve)], 32);
-  EXPECT_EQ(per_engine[static_cast<int>(Engine::kPool)], 23);
-  EXPECT_EQ(per_engine[static_cast<int>(Engine::kSp)], 15);
+  EXPECT_EQ(AllOpcodes().size(), 42u);
+  EXPECT_EQ(per_engine[static_cast<int>(Engine::kPe)], 19);
+  EXPECT_EQ(per_engine[static_cast<int>(Engine::kAct)], 21);
+  EXPECT_EQ(per_engine[static_cast<int>(Engine::kDve)], 33);
+  EXPECT_EQ(per_engine[static_cast<int>(Engine::kPool)], 24);
+  EXPECT_EQ(per_engine[static_cast<int>(Engine::kSp)], 16);
+  // collective: appended at 0x70, on every engine, issued like a DMA.
+  const OpcodeInfo* cc = FindOpcode(uint16_t{0x70});
+  ASSERT_NE(cc, nullptr);
+  EXPECT_EQ(cc->mnemonic, "collective");
+  EXPECT_EQ(cc->engines, kAllEngines);
+  EXPECT_EQ(cc->cost_class, CostClass::kDma);
 }
 
 TEST(OpcodeTableTest, SamplesAreValid) {
@@ -77,6 +83,13 @@ TEST(OpcodeTableTest, NamesRoundTrip) {
     EXPECT_EQ(CmpOpFromName(CmpOpSymbol(static_cast<CmpOp>(i))), static_cast<CmpOp>(i));
     EXPECT_EQ(CmpOpFromName(CmpOpName(static_cast<CmpOp>(i))), static_cast<CmpOp>(i));
   }
+  for (int i = 0; i < kCollectiveKindCount; ++i) {
+    const auto kind = static_cast<CollectiveKind>(i);
+    EXPECT_EQ(CollectiveKindFromName(CollectiveKindName(kind)), kind);
+  }
+  EXPECT_EQ(CollectiveKindName(CollectiveKind::kReduceScatter), "reduce_scatter");
+  EXPECT_EQ(CollectiveKindName(static_cast<CollectiveKind>(5)), "?");
+  EXPECT_FALSE(CollectiveKindFromName("broadcast"));
   for (int i = 0; i < kEngineCount; ++i) {
     EXPECT_EQ(EngineFromName(EngineName(static_cast<Engine>(i))), static_cast<Engine>(i));
   }

@@ -339,6 +339,58 @@ std::vector<Sample> Samples() {
     i.ap[1] = Sb(128, 4096, 512);
     add(Engine::kPool, i);
   }
+  // ---- collectives ----------------------------------------------------------------------------
+  {
+    // all_reduce (add) over the whole world; the first sample is validate_case's Base.
+    Instruction i = Make(Opcode::kCollective);
+    i.count = static_cast<uint8_t>(CollectiveKind::kAllReduce);
+    i.op0 = AluOp::kAdd;
+    i.index = 7;
+    i.imm[1] = 1;
+    i.ap[0] = HbmAp(2, 0, kF32, 128, 512, {{512, 1}});
+    i.ap[1] = HbmAp(1, 0, kF32, 128, 1024, {{512, 2}});
+    AddUpdate(i, {UpdateOp::kSemSub, UpdateWhen::kRead, 4, 1});
+    AddUpdate(i, {UpdateOp::kSemAdd, UpdateWhen::kComplete, 5, 1});
+    add(Engine::kSp, i);
+  }
+  {
+    Instruction i = Make(Opcode::kCollective);  // all_gather in groups of 4, stride 2
+    i.count = static_cast<uint8_t>(CollectiveKind::kAllGather);
+    i.index = 8;
+    i.imm[0] = 4;
+    i.imm[1] = 2;
+    i.ap[0] = HbmAp(2, 0, kBf16, 4, 256, {{256, 1}});
+    i.ap[1] = HbmAp(1, 64, kBf16, 1, 0, {{256, 1}});
+    add(Engine::kPool, i);
+  }
+  {
+    Instruction i = Make(Opcode::kCollective);  // reduce_scatter (maximum) in pairs
+    i.count = static_cast<uint8_t>(CollectiveKind::kReduceScatter);
+    i.op0 = AluOp::kMaximum;
+    i.imm[0] = 2;
+    i.imm[1] = 1;
+    i.ap[0] = HbmAp(2, 0, Dtype::kInt32, 1, 0, {{64, 1}});
+    i.ap[1] = HbmAp(1, 0, Dtype::kInt32, 2, 64, {{64, 1}});
+    add(Engine::kAct, i);
+  }
+  {
+    Instruction i = Make(Opcode::kCollective);  // all_to_all of 64-bit elements
+    i.count = static_cast<uint8_t>(CollectiveKind::kAllToAll);
+    i.imm[0] = 8;
+    i.imm[1] = 1;
+    i.ap[0] = HbmAp(2, 0, Dtype::kUint64, 8, 16, {{16, 1}});
+    i.ap[1] = HbmAp(1, 0, Dtype::kUint64, 8, 16, {{16, 1}});
+    add(Engine::kDve, i);
+  }
+  {
+    Instruction i = Make(Opcode::kCollective);  // permute backwards by one
+    i.count = static_cast<uint8_t>(CollectiveKind::kPermute);
+    i.imm[1] = 1;
+    i.imm[2] = static_cast<uint32_t>(-1);
+    i.ap[0] = HbmAp(2, 0, Dtype::kFloat8E4, 1, 0, {{4096, 1}});
+    i.ap[1] = HbmAp(1, 0, Dtype::kFloat8E4, 1, 0, {{4096, 1}});
+    add(Engine::kPe, i);
+  }
   Instruction end = Make(Opcode::kNotifyEnd);
   end.index = 42;
   add(Engine::kSp, end);

@@ -77,6 +77,64 @@ TEST(TextTest, CanonicalForms) {
             "[512 x 1]] fp32 bias=0.0 scale=1.0 alpha=0.0 func=exp reduce_cmd=idle");
 }
 
+TEST(TextTest, CollectiveForms) {
+  Instruction cc{Opcode::kCollective};
+  cc.count = static_cast<uint8_t>(CollectiveKind::kReduceScatter);
+  cc.op0 = AluOp::kMaximum;
+  cc.index = 12;
+  cc.imm[0] = 4;
+  cc.imm[1] = 2;
+  cc.ap[0] = HbmAp(2, 0, Dtype::kFloat32, 1, 0, {{256, 1}});
+  cc.ap[1] = HbmAp(1, 0, Dtype::kFloat32, 4, 256, {{256, 1}});
+  AddUpdate(cc, {UpdateOp::kSemAdd, UpdateWhen::kComplete, 3, 1});
+  const std::string text =
+      "collective dst=hbm[var2 + 0, [1 x 0, 256 x 1]] fp32 src=hbm[var1 + 0, [4 x 256, 256 x 1]] "
+      "fp32 group=4 stride=2 op0=maximum kind=reduce_scatter id=12 then S[3] += 1 @complete";
+  EXPECT_EQ(FormatInstruction(cc), text);
+  StatusOr<Instruction> back = ParseInstruction(text);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(*back, cc);
+
+  // Omitted keys: group 0 (the world), stride 1, op0 bypass, id 0, and shift 0 — or 1 for a
+  // permute, which prints it.
+  StatusOr<Instruction> permute = ParseInstruction(
+      "collective kind=permute dst=hbm[var2 + 0, [1 x 0, 64 x 1]] bf16 "
+      "src=hbm[var1 + 0, [1 x 0, 64 x 1]] bf16");
+  ASSERT_TRUE(permute.ok()) << permute.status().ToString();
+  EXPECT_EQ(permute->imm[0], 0u);
+  EXPECT_EQ(permute->imm[1], 1u);
+  EXPECT_EQ(permute->imm[2], 1u);
+  EXPECT_EQ(permute->op0, AluOp::kBypass);
+  EXPECT_EQ(FormatInstruction(*permute),
+            "collective dst=hbm[var2 + 0, [1 x 0, 64 x 1]] bf16 src=hbm[var1 + 0, [1 x 0, 64 x "
+            "1]] bf16 group=0 stride=1 shift=1 op0=bypass kind=permute id=0");
+  StatusOr<Instruction> gather = ParseInstruction(
+      "collective dst=hbm[var2 + 0, [1 x 0, 64 x 1]] bf16 src=hbm[var1 + 0, [1 x 0, 32 x 1]] "
+      "bf16 kind=all_gather group=2");
+  ASSERT_TRUE(gather.ok()) << gather.status().ToString();
+  EXPECT_EQ(gather->imm[2], 0u);
+  EXPECT_TRUE(ValidateForEngine(Engine::kSp, *gather, LimitsFor(simulator::Trainium2Spec())).ok());
+  StatusOr<Instruction> back_shift = ParseInstruction(FormatInstruction(*permute));
+  ASSERT_TRUE(back_shift.ok());
+  EXPECT_EQ(*back_shift, *permute);
+  // A shift on a non-permute (invalid) still prints, so the text stays faithful.
+  Instruction odd = *gather;
+  odd.imm[2] = 5;
+  EXPECT_NE(FormatInstruction(odd).find("shift=5"), std::string::npos);
+  EXPECT_EQ(*ParseInstruction(FormatInstruction(odd)), odd);
+
+  for (const char* bad : {"collective kind=broadcast", "collective kind=all_reduce kind=permute",
+                          "collective kind=300", "collective queue=1", "collective id=-1"}) {
+    StatusOr<Instruction> r = ParseInstruction(bad);
+    EXPECT_FALSE(r.ok()) << bad;
+  }
+  StatusOr<Instruction> unknown = ParseInstruction("collective kind=broadcast");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("unknown collective kind broadcast"),
+            std::string::npos)
+      << unknown.status().message();
+}
+
 TEST(TextTest, LenientInput) {
   // Shorthand dims, plain PSUM byte offsets, omitted defaults, keys in any order, comments.
   StatusOr<Instruction> a = ParseInstruction(

@@ -179,6 +179,101 @@ TEST(ValidateTest, ControlRules) {
   for (const Case& c : cases) Check(c);
 }
 
+TEST(ValidateTest, CollectiveRules) {
+  constexpr Opcode kCC = Opcode::kCollective;
+  auto kind = [](I& i, CollectiveKind k) { i.count = static_cast<uint8_t>(k); };
+  const Case cases[] = {
+      {"collective kind", kCC, [](I& i, E&) { i.count = 5; }, "kind 5 is not a collective"},
+      {"collective dst on chip", kCC,
+       [](I& i, E&) { i.ap[0] = SbufAp(0, 128, 0, Dtype::kFloat32, {{512, 1}}); },
+       "memory sbuf is not allowed"},
+      {"collective src on chip", kCC,
+       [](I& i, E&) { i.ap[1] = SbufAp(0, 128, 0, Dtype::kFloat32, {{512, 1}}); },
+       "memory sbuf is not allowed"},
+      {"collective dtypes", kCC, [](I& i, E&) { i.ap[1].dtype = Dtype::kBfloat16; },
+       "dst and src must share a dtype"},
+      {"reduction op", kCC, [](I& i, E&) { i.op0 = AluOp::kSubtract; },
+       "reduces with add, multiply, maximum or minimum, not subtract"},
+      {"bitvec reduction", kCC, [](I& i, E&) { i.op0 = AluOp::kBitwiseOr; }, "not bitwise_or"},
+      {"missing reduction", kCC, [](I& i, E&) { i.op0 = AluOp::kBypass; }, "not bypass"},
+      {"no reduction for gather", kCC,
+       [&](I& i, E&) {
+         kind(i, CollectiveKind::kAllGather);
+         i.ap[0].num_partitions = 256;
+       },
+       "all_gather does not reduce: op0 must be bypass"},
+      {"reduce 64-bit", kCC,
+       [](I& i, E&) {
+         i.ap[0].dtype = Dtype::kInt64;
+         i.ap[1].dtype = Dtype::kInt64;
+       },
+       "all_reduce cannot reduce int64"},
+      {"reduce fp32r", kCC,
+       [](I& i, E&) {
+         i.ap[0].dtype = Dtype::kFloat32r;
+         i.ap[1].dtype = Dtype::kFloat32r;
+       },
+       "cannot reduce fp32r"},
+      {"negative group", kCC, [](I& i, E&) { i.imm[0] = static_cast<uint32_t>(-2); },
+       "group size -2 is negative"},
+      {"zero stride", kCC, [](I& i, E&) { i.imm[1] = 0; }, "stride 0 must be >= 1"},
+      {"shift outside permute", kCC, [](I& i, E&) { i.imm[2] = 1; }, "shift is used by permute"},
+      {"all_reduce sizes", kCC, [](I& i, E&) { i.ap[1].sizes[0] = 256; }, "|dst| = |src|"},
+      {"all_gather sizes", kCC,
+       [&](I& i, E&) {
+         kind(i, CollectiveKind::kAllGather);
+         i.op0 = AluOp::kBypass;
+         i.imm[0] = 4;
+         i.ap[0].num_partitions = 64;  // 2 x |src|, not 4 x
+         i.ap[1].num_partitions = 32;
+       },
+       "|dst| = G x |src|"},
+      {"all_gather world sizes", kCC,
+       [&](I& i, E&) {
+         kind(i, CollectiveKind::kAllGather);
+         i.op0 = AluOp::kBypass;
+         i.ap[1].num_partitions = 3;  // 65536 elements are not a multiple of 1536
+       },
+       "|dst| = G x |src|"},
+      {"reduce_scatter sizes", kCC,
+       [&](I& i, E&) {
+         kind(i, CollectiveKind::kReduceScatter);
+         i.imm[0] = 2;  // |src| = |dst|
+       },
+       "|src| = G x |dst|"},
+      {"all_to_all blocks", kCC,
+       [&](I& i, E&) {
+         kind(i, CollectiveKind::kAllToAll);
+         i.op0 = AluOp::kBypass;
+         i.imm[0] = 3;
+       },
+       "a multiple of G"},
+      {"collective fields", kCC, [](I& i, E&) { i.op1 = AluOp::kAdd; }, "op1 is unused"},
+      {"collective flags", kCC, [](I& i, E&) { i.flags = kFlagNegate; }, "flag negate"},
+  };
+  for (const Case& c : cases) Check(c);
+}
+
+TEST(ValidateTest, CollectiveShapesThatPass) {
+  I i{Opcode::kCollective};
+  i.imm[1] = 1;
+  i.count = static_cast<uint8_t>(CollectiveKind::kPermute);
+  i.imm[2] = static_cast<uint32_t>(-3);  // any shift, taken mod G
+  i.ap[0] = HbmAp(1, 0, Dtype::kUint64, 4, 8, {{8, 1}});
+  i.ap[1] = HbmAp(2, 0, Dtype::kUint64, 1, 0, {{32, 1}});  // same count, another layout
+  EXPECT_TRUE(ValidateForEngine(Engine::kSp, i, Trn2()).ok());
+  i.count = static_cast<uint8_t>(CollectiveKind::kReduceScatter);
+  i.imm[2] = 0;
+  i.op0 = AluOp::kMultiply;
+  i.ap[0].dtype = i.ap[1].dtype = Dtype::kFloat8E5;
+  i.ap[0].num_partitions = 1;  // |src| = 4 |dst|, group = the world
+  EXPECT_TRUE(ValidateForEngine(Engine::kPe, i, Trn2()).ok());
+  i.imm[0] = 4;
+  EXPECT_TRUE(ValidateForEngine(Engine::kPool, i, Trn2()).ok());
+  i.imm[0] = 8;
+  EXPECT_FALSE(ValidateForEngine(Engine::kPool, i, Trn2()).ok());
+}
+
 TEST(ValidateTest, ProgramRules) {
   I end{Opcode::kNotifyEnd};
   I branch{Opcode::kBranch};
