@@ -3,7 +3,7 @@
 // the CollectivePort with the simulated issue time; Run blocks this host thread until the
 // replica group has met — the other ranks are other executions, so this execution's simulated
 // time simply stands still meanwhile. The result lands in dst, and the @complete updates apply,
-// at max(issue, complete_ps): an in-flight operation of the engine until then, so a barrier
+// at max(issue, complete_ps, the engine's previous collective landing): an in-flight operation of the engine until then, so a barrier
 // waits for it and the core's duration covers it. Nothing here reads a host clock.
 #include <algorithm>
 #include <memory>
@@ -72,7 +72,11 @@ Status CoreModel::IssueCollective(int engine, const isa::Instruction& inst, uint
   hbm_read_bytes_ += input_bytes;
   hbm_write_bytes_ += output_bytes;
 
-  const TimePs land_ps = std::max(now, outcome->complete_ps);
+  // Never before the issue, and after the engine's previous collective: one engine's
+  // collectives complete in issue order, as a DMA queue's transfers do (docs/isa.md §7.8).
+  EngineState& issuer = engines_[engine];
+  const TimePs land_ps = std::max({now, outcome->complete_ps, issuer.collective_land_ps});
+  issuer.collective_land_ps = land_ps;
   auto output = std::make_shared<std::vector<uint8_t>>(std::move(outcome->output));
   const isa::Instruction* p = &inst;
   const size_t pc = engines_[engine].pc;

@@ -17,7 +17,7 @@
 // descriptor's own semaphore/event updates apply as it lands), or when the result has landed in
 // dst for `collective` (core_collective.cc: at issue the src bytes go to the CollectivePort,
 // which blocks the host thread until the group has met; the engine itself moves on like a
-// dma_copy). Every semaphore or event change re-examines the blocked engines of the core at the
+// dma_copy; the collectives of one engine land in issue order). Every semaphore or event change re-examines the blocked engines of the core at the
 // same instant.
 //
 // Determinism: the engines are components with ids base+engine; all their events carry those
@@ -77,6 +77,7 @@ class CoreModel {
     TimePs blocked_since_ps = 0;
     TimePs last_activity_ps = 0;  // end of its last occupancy or completion
     uint64_t outstanding = 0;     // issued, not yet completed (transfers included)
+    TimePs collective_land_ps = 0;  // when its last collective's result lands (issue order)
     EngineStats stats;
     BusyStats busy;
   };

@@ -75,10 +75,13 @@ StatusOr<neff::Subgraph> KernelBuilder::BuildSubgraph(const Core& core,
   if (options.auto_finish) {
     for (int e = 0; e < isa::kEngineCount; ++e) {
       if (!s[e].empty() && s[e].back().opcode == Opcode::kNotifyEnd) continue;
-      // The last dma_copy of each queue this engine used: notify_end waits for it.
+      // The last dma_copy of each queue this engine used, and its last collective: notify_end
+      // waits for them.
       std::map<uint32_t, int> last_copy;
+      int last_collective = -1;
       for (size_t i = 0; i < s[e].size(); ++i) {
         if (s[e][i].opcode == Opcode::kDmaCopy) last_copy[s[e][i].index] = static_cast<int>(i);
+        if (s[e][i].opcode == Opcode::kCollective) last_collective = static_cast<int>(i);
       }
       Instruction end;
       end.opcode = Opcode::kNotifyEnd;
@@ -88,6 +91,7 @@ StatusOr<neff::Subgraph> KernelBuilder::BuildSubgraph(const Core& core,
       for (const auto& [queue, index] : last_copy) {
         deps.push_back({ref, InstRef{k, ref.engine, index}});
       }
+      if (last_collective >= 0) deps.push_back({ref, InstRef{k, ref.engine, last_collective}});
     }
   }
   TRNSIM_RETURN_IF_ERROR(

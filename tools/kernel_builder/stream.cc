@@ -162,4 +162,32 @@ InstRef Stream::DmaTrigger(int descriptor, int count) {
   return Emit(i);
 }
 
+InstRef Stream::Collective(isa::CollectiveKind kind, const isa::AccessPattern& dst,
+                           const isa::AccessPattern& src, isa::AluOp op,
+                           simulator::collective::ReplicaGroupSpec group, uint32_t id,
+                           std::optional<int32_t> shift) {
+  const bool permute = kind == isa::CollectiveKind::kPermute;
+  if (shift && !permute) {
+    return Fail(InvalidError(Where(size()) + "collective " +
+                             std::string(isa::CollectiveKindName(kind)) +
+                             " takes no shift (permute only)"));
+  }
+  if (group.size > uint32_t(INT32_MAX) || group.stride > uint32_t(INT32_MAX)) {
+    return Fail(InvalidError(Where(size()) + "collective group size/stride " +
+                             std::to_string(group.size) + "/" + std::to_string(group.stride) +
+                             " do not fit int32"));
+  }
+  Instruction i;
+  i.opcode = Opcode::kCollective;
+  i.count = static_cast<uint8_t>(kind);
+  i.op0 = op;
+  i.index = id;
+  i.imm[0] = group.size;
+  i.imm[1] = group.stride;
+  i.imm[2] = permute ? static_cast<uint32_t>(shift.value_or(1)) : 0;
+  i.ap[isa::kDst] = dst;
+  i.ap[isa::kSrc] = src;
+  return Emit(i);
+}
+
 }  // namespace trnsim::kb

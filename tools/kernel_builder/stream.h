@@ -12,10 +12,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/status_or.h"
+#include "simulator/collective/collective_port.h"
 #include "simulator/isa/encoding.h"
 #include "tools/kernel_builder/diagnostics.h"
 
@@ -112,6 +114,18 @@ class Stream {
   InstRef DmaCopy(const isa::AccessPattern& dst, const isa::AccessPattern& src, int queue = 0);
   // dma_trigger: starts `count` descriptors from `descriptor` of this engine's JSON.
   InstRef DmaTrigger(int descriptor, int count = 1);
+
+  // ---- collectives (stream.cc) ----------------------------------------------------------------
+  // collective (docs/isa.md §7.8): `kind` over the replica group `group` (size 0: the whole
+  // world) of the model's ranks, from `src` to `dst` (both HBM, same dtype), joined on every
+  // rank by `id`. `op` is the reduction of all_reduce/reduce_scatter (add, multiply, maximum,
+  // minimum) and bypass otherwise. `shift` is permute's (default 1: receive from the previous
+  // position); giving one to another kind is an error. Completes asynchronously, in issue order
+  // among this engine's collectives; Depend on it like on a dma_copy.
+  InstRef Collective(isa::CollectiveKind kind, const isa::AccessPattern& dst,
+                     const isa::AccessPattern& src, isa::AluOp op,
+                     simulator::collective::ReplicaGroupSpec group, uint32_t id,
+                     std::optional<int32_t> shift = std::nullopt);
 
   // ---- PE (stream_ops.cc) -------------------------------------------------------------------
   InstRef LoadStationary(const isa::AccessPattern& stationary);

@@ -11,6 +11,8 @@ using isa::Instruction;
 using isa::Opcode;
 
 constexpr int kComputeQueue = 255;  // channel key: engine * 256 + (queue or compute)
+// An engine's collectives complete in issue order (docs/isa.md §7.8): one channel of their own.
+constexpr int kCollectiveQueue = 254;
 
 int ChannelKey(isa::Engine e, int queue) { return static_cast<int>(e) * 256 + queue; }
 
@@ -81,16 +83,20 @@ Status ResolveDependencies(int core, std::span<const Dependency> deps,
                           "semaphore; wait on that instead");
     }
     bool dma = p.opcode == Opcode::kDmaCopy;
+    bool collective = p.opcode == Opcode::kCollective;
     bool same_engine = d.producer.engine == d.consumer.engine;
     if (same_engine && d.consumer.index <= d.producer.index) {
       return InvalidError(what + ": the consumer comes first in the same stream (deadlock)");
     }
-    // Program order covers a datapath consumer of its own engine's datapath; a DMA consumer is
-    // run by the DMA engines, so it waits even for its own engine.
-    bool consumer_dma =
-        s[static_cast<int>(d.consumer.engine)][d.consumer.index].opcode == Opcode::kDmaCopy;
-    if (same_engine && !dma && !consumer_dma) continue;
-    int channel = ChannelKey(d.producer.engine, dma ? static_cast<int>(p.index) : kComputeQueue);
+    // Program order covers a datapath consumer of its own engine's datapath; a DMA consumer (or
+    // a collective) is run by the DMA engines (the CC cores), so it waits even for its own
+    // engine.
+    const Opcode consumer_op = s[static_cast<int>(d.consumer.engine)][d.consumer.index].opcode;
+    bool consumer_dma = consumer_op == Opcode::kDmaCopy || consumer_op == Opcode::kCollective;
+    if (same_engine && !dma && !collective && !consumer_dma) continue;
+    int channel = ChannelKey(d.producer.engine, dma          ? static_cast<int>(p.index)
+                                                : collective ? kCollectiveQueue
+                                                             : kComputeQueue);
     producers[channel].insert(d.producer.index);
     needs.push_back({d.consumer, channel, d.producer.index});
   }

@@ -5,14 +5,15 @@
 // starting at 0 —
 //   - compute channel of an engine: its datapath instructions, which complete in program order;
 //   - DMA channel (engine, queue): the dma_copy transfers that engine issues on that queue,
-//     which complete in issue order (a DMA queue is FIFO on every DMA engine).
+//     which complete in issue order (a DMA queue is FIFO on every DMA engine);
+//   - collective channel of an engine: its `collective`s, which complete in issue order too.
 // Every producer some consumer depends on gets `then S[c] += 1 @complete`; its ordinal n among
 // the channel's producers (in program order) is what S[c] reaches when it has completed, so a
 // consumer waits `S[c] >= n` (one wait per channel: the largest n it needs). A consumer with
 // more than isa::kMaxWaits waits gets the rest as sem_wait instructions just before it.
 // A datapath consumer's dependencies on the compute channel of its own engine are implied by
-// program order and add nothing; a dma_copy consumer (run by the DMA engines, not the
-// engine that issues it) always waits.
+// program order and add nothing; a dma_copy or collective consumer (run by the DMA engines or
+// the CC cores, not the engine that issues it) always waits.
 //
 // Static counting needs every instruction to run once: a dependency whose producer or consumer
 // stream contains a branch is refused (plumb register loops by hand). dma_trigger producers are

@@ -150,5 +150,21 @@ TEST_F(AssemblerTest, InstructionLinesAreTheIsaTextForm) {
   EXPECT_EQ(p.instructions[0], i);
 }
 
+TEST_F(AssemblerTest, CollectiveLines) {
+  const char* s =
+      ".kernel cc\n.input x fp32 [4, 64]\n.output y fp32 [4, 64]\n.engine pool\n"
+      "collective dst=hbm[var1 + 0, [4 x 64, 64 x 1]] fp32 src=hbm[var0 + 0, [4 x 64, 64 x 1]] fp32 "
+      "kind=permute shift=-1 id=3 then S[0] += 1 @complete\n"
+      "wait S[0] >= 1 notify_end code=0\n";
+  StatusOr<neff::Neff> n = Assemble(s);
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  isa::Program p = isa::DecodeStream(n->subgraphs[0].engines[0].instructions,
+                                     isa::LimitsFor(simulator::Trainium2Spec()))
+                       .value();
+  EXPECT_EQ(p.instructions[0].opcode, isa::Opcode::kCollective);
+  EXPECT_EQ(p.instructions[0].count, uint8_t(isa::CollectiveKind::kPermute));
+  EXPECT_EQ(p.instructions[0].imm_i32(2), -1);
+}
+
 }  // namespace
 }  // namespace trnsim::kb

@@ -141,5 +141,54 @@ TEST(BuilderTest, LabelsResolveToInstructionIndices) {
   EXPECT_EQ(p.instructions[3].target, 4);  // the appended notify_end
 }
 
+TEST(BuilderTest, CollectiveHelper) {
+  KernelBuilder k({"allreduce", "trn2", 1});
+  HbmTensor x = k.AddInput("x", kF32, {128, 64}).value();
+  HbmTensor y = k.AddOutput("y", kF32, {128, 64}).value();
+  HbmTensor g = k.AddOutput("g", kF32, {4, 128, 64}).value();
+  Core& c = k.core(0);
+  InstRef ar = c.sp().Collective(isa::CollectiveKind::kAllReduce, y.Block(0, 128, 0, 64),
+                                 x.Block(0, 128, 0, 64), isa::AluOp::kMaximum, {0, 1}, 7);
+  InstRef ag = c.sp().Collective(isa::CollectiveKind::kAllGather,
+                                 isa::HbmAp(g.var_id, 0, kF32, 512, 64, {{64, 1}}),
+                                 x.Block(0, 128, 0, 64), isa::AluOp::kBypass, {4, 2}, 8);
+  ASSERT_TRUE(ar.valid() && ag.valid()) << k.status().ToString();
+  neff::Neff n = k.Build().value();
+  EXPECT_TRUE(neff::ReadNeff(k.BuildBytes().value()).ok());
+  isa::Program sp = Decode(n, 0, isa::Engine::kSp);
+  ASSERT_GE(sp.instructions.size(), 3u);
+  const isa::Instruction& i = sp.instructions[1];
+  EXPECT_EQ(i.opcode, isa::Opcode::kCollective);
+  EXPECT_EQ(i.count, uint8_t(isa::CollectiveKind::kAllGather));
+  EXPECT_EQ(i.index, 8u);
+  EXPECT_EQ(i.imm[0], 4u);
+  EXPECT_EQ(i.imm[1], 2u);
+  EXPECT_EQ(i.imm[2], 0u);
+  EXPECT_EQ(sp.instructions[0].op0, isa::AluOp::kMaximum);
+  EXPECT_EQ(isa::FormatInstruction(sp.instructions[0]).rfind("collective dst=hbm[var1 + 0, ", 0),
+            0u);
+
+  // Bad calls are diagnosed, not emitted.
+  KernelBuilder bad({"bad", "trn2", 1});
+  HbmTensor a = bad.AddInput("a", kF32, {128, 64}).value();
+  HbmTensor b = bad.AddOutput("b", kF32, {128, 64}).value();
+  Core& bc = bad.core(0);
+  EXPECT_FALSE(bc.sp()
+                   .Collective(isa::CollectiveKind::kAllReduce, b.Block(0, 128, 0, 64),
+                               a.Block(0, 128, 0, 64), isa::AluOp::kAdd, {0, 1}, 1, 3)
+                   .valid());  // a shift outside permute
+  EXPECT_FALSE(bc.sp()
+                   .Collective(isa::CollectiveKind::kAllGather, b.Block(0, 128, 0, 64),
+                               a.Block(0, 128, 0, 64), isa::AluOp::kAdd, {0, 1}, 1)
+                   .valid());  // a reduction op on a gather
+  EXPECT_FALSE(bc.sp()
+                   .Collective(isa::CollectiveKind::kPermute, b.Block(0, 128, 0, 64),
+                               a.Block(0, 128, 0, 64), isa::AluOp::kBypass, {0x80000000u, 1}, 1)
+                   .valid());  // a group that does not fit int32
+  EXPECT_FALSE(bad.Build().ok());
+  EXPECT_NE(bad.status().message().find("takes no shift"), std::string::npos)
+      << bad.status().message();
+}
+
 }  // namespace
 }  // namespace trnsim::kb

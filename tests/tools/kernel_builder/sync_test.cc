@@ -70,6 +70,41 @@ TEST_F(SyncTest, SameEngineDatapathNeedsNothingButDmaConsumersWait) {
   EXPECT_EQ(dve.instructions[2].waits[0].index, dve.instructions[1].updates[0].index);
 }
 
+TEST_F(SyncTest, CollectivesHaveAChannelOfTheirOwn) {
+  HbmTensor y = k_.AddScratch("y", 128 * 64 * 4).value();
+  HbmTensor z = k_.AddScratch("z", 128 * 64 * 4).value();
+  const isa::AccessPattern yb = isa::HbmAp(y.var_id, 0, kF32, 128, 64, {{64, 1}});
+  const isa::AccessPattern zb = isa::HbmAp(z.var_id, 0, kF32, 128, 64, {{64, 1}});
+  InstRef ar = core().pool().Collective(isa::CollectiveKind::kAllReduce, yb, x_.Block(0, 128, 0, 64),
+                                        isa::AluOp::kAdd, {0, 1}, 1);
+  InstRef pm = core().pool().Collective(isa::CollectiveKind::kPermute, zb, yb,
+                                        isa::AluOp::kBypass, {0, 1}, 2);
+  InstRef load = core().sp().DmaCopy(t_[0].ap(), zb, 2);
+  ASSERT_TRUE(ar.valid() && pm.valid() && load.valid()) << k_.status().ToString();
+  k_.Depend(pm, ar);    // same engine, but the CC cores run it: it waits
+  k_.Depend(load, pm);  // the load reads what the permute wrote
+  isa::Program pool = Program(isa::Engine::kPool);
+  ASSERT_EQ(pool.instructions.size(), 3u);
+  ASSERT_EQ(pool.instructions[0].num_updates, 1);
+  const uint16_t sem = pool.instructions[0].updates[0].index;
+  EXPECT_EQ(pool.instructions[0].updates[0].when, isa::UpdateWhen::kComplete);
+  ASSERT_EQ(pool.instructions[1].num_waits, 1);
+  EXPECT_EQ(pool.instructions[1].waits[0].index, sem);
+  EXPECT_EQ(pool.instructions[1].waits[0].value, 1u);
+  ASSERT_EQ(pool.instructions[1].num_updates, 1);
+  EXPECT_EQ(pool.instructions[1].updates[0].index, sem);  // one counting channel, issue order
+  EXPECT_EQ(pool.instructions[1].imm[2], 1u);              // permute's default shift
+  // notify_end waits for the last collective (the channel's 2nd producer).
+  const isa::Instruction& end = pool.instructions.back();
+  ASSERT_EQ(end.num_waits, 1);
+  EXPECT_EQ(end.waits[0].index, sem);
+  EXPECT_EQ(end.waits[0].value, 2u);
+  isa::Program sp = Program(isa::Engine::kSp);
+  ASSERT_EQ(sp.instructions[0].num_waits, 1);
+  EXPECT_EQ(sp.instructions[0].waits[0].index, sem);
+  EXPECT_EQ(sp.instructions[0].waits[0].value, 2u);
+}
+
 TEST_F(SyncTest, ExtraWaitsBecomeSemWaitInstructions) {
   InstRef loads[6];
   for (int q = 0; q < 6; ++q) loads[q] = Load(q, q);  // six channels
