@@ -3,8 +3,9 @@
 // the CollectivePort with the simulated issue time; Run blocks this host thread until the
 // replica group has met — the other ranks are other executions, so this execution's simulated
 // time simply stands still meanwhile. The result lands in dst, and the @complete updates apply,
-// at max(issue, complete_ps, the engine's previous collective landing): an in-flight operation of the engine until then, so a barrier
-// waits for it and the core's duration covers it. Nothing here reads a host clock.
+// at max(issue, complete_ps, the engine's previous collective landing): an in-flight operation
+// of the engine until then, so a barrier waits for it and the core's duration covers it.
+// Nothing here reads a host clock.
 #include <algorithm>
 #include <memory>
 #include <string>

@@ -123,6 +123,17 @@ TEST(TextTest, CollectiveForms) {
   EXPECT_NE(FormatInstruction(odd).find("shift=5"), std::string::npos);
   EXPECT_EQ(*ParseInstruction(FormatInstruction(odd)), odd);
 
+  // The examples of docs/isa.md §10.3 are canonical.
+  for (const char* line :
+       {"collective dst=hbm[var2 + 0, [128 x 512, 512 x 1]] fp32 src=hbm[var1 + 0, [128 x 512, "
+        "512 x 1]] fp32 group=0 stride=1 op0=add kind=all_reduce id=1 then S[4] += 1 @complete",
+        "collective dst=hbm[var2 + 0, [1 x 0, 4096 x 1]] bf16 src=hbm[var1 + 0, [1 x 0, 4096 x "
+        "1]] bf16 group=8 stride=1 shift=1 op0=bypass kind=permute id=2"}) {
+    StatusOr<Instruction> i = ParseInstruction(line);
+    ASSERT_TRUE(i.ok()) << line << "\n" << i.status().ToString();
+    EXPECT_EQ(FormatInstruction(*i), line);
+    EXPECT_TRUE(ValidateForEngine(Engine::kPool, *i, LimitsFor(simulator::Trainium2Spec())).ok());
+  }
   for (const char* bad : {"collective kind=broadcast", "collective kind=all_reduce kind=permute",
                           "collective kind=300", "collective queue=1", "collective id=-1"}) {
     StatusOr<Instruction> r = ParseInstruction(bad);
