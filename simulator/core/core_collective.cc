@@ -80,19 +80,14 @@ Status CoreModel::IssueCollective(int engine, const isa::Instruction& inst, uint
   issuer.collective_land_ps = land_ps;
   auto output = std::make_shared<std::vector<uint8_t>>(std::move(outcome->output));
   const isa::Instruction* p = &inst;
-  const size_t pc = engines_[engine].pc;
-  ++engines_[engine].outstanding;
+  const std::string where = Where(issuer);  // names the collective, wherever the engine gets to
+  ++issuer.outstanding;
   scheduler_.Schedule(
       land_ps,
-      [this, engine, p, traced, dst, output, pc] {
+      [this, engine, p, traced, dst, output, where] {
         if (!status_.ok()) return;
         Status st = reference::WriteOperandBytes(dst, *output, *run_.state, *run_.hbm);
         if (!st.ok()) {
-          EngineState& e = engines_[engine];
-          const size_t at = e.pc;
-          e.pc = pc;  // name the collective, not wherever the engine has got to
-          const std::string where = Where(e);
-          e.pc = at;
           Fail(Status(st.code(), where + ": " + st.message()));
           return;
         }

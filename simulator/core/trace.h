@@ -10,6 +10,9 @@
 //   TraceDma          one transfer on a DMA queue: bytes, submission, first byte, landing, the
 //                     memory kinds of its two sides and the instruction that started it;
 //   TraceSyncUpdate   one semaphore or event change: value after, and who made it.
+// A `collective` is a TraceInstruction on its engine (occupancy: the DMA issue); it uses no DMA
+// queue of the core, so it has no TraceDma — its completion shows as the TraceSyncUpdates of its
+// @complete updates, sourced to it.
 // Times are simulated picoseconds from the start of the execution; the busy time of an engine is
 // the union of its instructions' [start, start + duration) intervals, exactly the chip model's
 // EngineStats::busy_ps (TraceEngineBusyPs).

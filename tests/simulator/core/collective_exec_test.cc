@@ -306,5 +306,19 @@ TEST(CollectiveExecTest, OneEnginesCollectivesLandInIssueOrder) {
   EXPECT_GE(s1, 0);
 }
 
+TEST(CollectiveExecTest, TheReferenceInterpreterRefusesIt) {
+  Core c;
+  c.Add(
+      ".engine sp\n"
+      "collective dst=hbm[var2 + 0, [1 x 0, 64 x 1]] fp32 src=hbm[var1 + 0, [1 x 0, 64 x 1]] "
+      "fp32 kind=permute\n"
+      "notify_end\n");
+  StatusOr<reference::RunResult> r = reference::Run(c.programs, c.state, c.hbm);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalid);
+  EXPECT_NE(r.status().message().find("collective needs the other ranks"), std::string::npos)
+      << r.status().message();
+}
+
 }  // namespace
 }  // namespace trnsim::simulator::core
