@@ -17,8 +17,8 @@
 // descriptor's own semaphore/event updates apply as it lands), or when the result has landed in
 // dst for `collective` (core_collective.cc: at issue the src bytes go to the CollectivePort,
 // which blocks the host thread until the group has met; the engine itself moves on like a
-// dma_copy; the collectives of one engine land in issue order). Every semaphore or event change re-examines the blocked engines of the core at the
-// same instant.
+// dma_copy; the collectives of one engine land in issue order). Every semaphore or event change
+// re-examines the blocked engines of the core at the same instant.
 //
 // Determinism: the engines are components with ids base+engine; all their events carry those
 // ids as priorities, so simultaneous events run in a fixed order.

@@ -145,14 +145,14 @@ enum class CostClass : uint8_t {
 
 // How the text form spells the opcode's scalar fields (text.cc).
 enum class TextStyle : uint8_t {
-  kGeneric,    // mnemonic key=value ...
-  kSemWait,    // sem_wait S[3] >= 16
-  kSemUpdate,  // sem_update S[3] += 1
-  kEvent,      // event_set E[2]
-  kRegSet,     // reg_set r3 = 5
-  kRegAdd,     // reg_add r3 += 1 | reg_add r3 += r4
-  kRegMem,     // reg_load r3 src=... | reg_store r3 dst=...
-  kBranch,     // branch r3 < 16 -> 4 | branch r3 < r4 -> 4
+  kGeneric,     // mnemonic key=value ...
+  kSemWait,     // sem_wait S[3] >= 16
+  kSemUpdate,   // sem_update S[3] += 1
+  kEvent,       // event_set E[2]
+  kRegSet,      // reg_set r3 = 5
+  kRegAdd,      // reg_add r3 += 1 | reg_add r3 += r4
+  kRegMem,      // reg_load r3 src=... | reg_store r3 dst=...
+  kBranch,      // branch r3 < 16 -> 4 | branch r3 < r4 -> 4
   kCollective,  // generic key=value, `kind=` by name, `shift=` only for permute (§7.8)
 };
 

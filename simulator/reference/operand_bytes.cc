@@ -45,8 +45,8 @@ Status WriteOperandBytes(const isa::AccessPattern& ap, std::span<const uint8_t> 
   const size_t esize = size_t(isa::DtypeSize(ap.dtype));
   if (bytes.size() != op.elements() * esize)
     return InvalidError(std::to_string(bytes.size()) + " bytes for " +
-                        std::to_string(op.elements()) + " elements of " +
-                        std::to_string(esize) + " bytes: " + isa::FormatAccessPattern(ap));
+                        std::to_string(op.elements()) + " elements of " + std::to_string(esize) +
+                        " bytes: " + isa::FormatAccessPattern(ap));
   for (uint64_t k = 0; k < op.elements(); ++k) {
     uint64_t bits = 0;
     for (size_t b = 0; b < esize; ++b) bits |= uint64_t(bytes[k * esize + b]) << (8 * b);

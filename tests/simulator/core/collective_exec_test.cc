@@ -37,9 +37,9 @@ class FakePort : public collective::CollectivePort {
       v *= 2;
       std::memcpy(&out.output[k], &v, 4);
     }
-    out.complete_ps = call.arrival_ps + (calls.size() <= latencies_ps.size()
-                                             ? latencies_ps[calls.size() - 1]
-                                             : latency_ps);
+    out.complete_ps =
+        call.arrival_ps +
+        (calls.size() <= latencies_ps.size() ? latencies_ps[calls.size() - 1] : latency_ps);
     return out;
   }
   std::vector<CollectiveCall> calls;
@@ -137,8 +137,8 @@ TEST(CollectiveExecTest, ResultLandsAtCompleteWithItsUpdates) {
   for (size_t r = 0; r < 4; ++r)
     for (size_t i = 0; i < 16; ++i)
       EXPECT_EQ(F(out, 64 + r * 64 + i), 2 * (float(128 * r + 2 * i) + 0.5f)) << r << "," << i;
-  EXPECT_EQ(F(out, 0), 0.0f);          // nothing where r3 = 0 would have put it
-  EXPECT_EQ(F(out, 64 + 16), 0.0f);    // nor between the rows
+  EXPECT_EQ(F(out, 0), 0.0f);        // nothing where r3 = 0 would have put it
+  EXPECT_EQ(F(out, 64 + 16), 0.0f);  // nor between the rows
   EXPECT_EQ(F(out, 64 + 255), 0.0f);
 
   // Timing: issue at arrival_ps; @read at once; the engine moves on; @complete, the barrier
@@ -212,8 +212,7 @@ TEST(CollectiveExecTest, PortErrorsPropagateWithTheirMessage) {
     EXPECT_EQ(r.status().code(), error.code());
     EXPECT_NE(r.status().message().find(error.message()), std::string::npos)
         << r.status().message();
-    EXPECT_NE(r.status().message().find("core 3 SP instruction 1 (collective)"),
-              std::string::npos)
+    EXPECT_NE(r.status().message().find("core 3 SP instruction 1 (collective)"), std::string::npos)
         << r.status().message();
     EXPECT_EQ(c.hbm.vars[2], std::vector<uint8_t>(4096));  // nothing written
   }
@@ -243,8 +242,7 @@ TEST(CollectiveExecTest, OutOfBoundsSourceFailsBeforeThePort) {
   StatusOr<ExecutionResult> r = c.Run(&port);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalid);
-  EXPECT_NE(r.status().message().find("core 3 POOL instruction 0 (collective)"),
-            std::string::npos)
+  EXPECT_NE(r.status().message().find("core 3 POOL instruction 0 (collective)"), std::string::npos)
       << r.status().message();
   EXPECT_NE(r.status().message().find("outside its memory"), std::string::npos)
       << r.status().message();

@@ -141,8 +141,7 @@ TEST(TextTest, CollectiveForms) {
   }
   StatusOr<Instruction> unknown = ParseInstruction("collective kind=broadcast");
   ASSERT_FALSE(unknown.ok());
-  EXPECT_NE(unknown.status().message().find("unknown collective kind broadcast"),
-            std::string::npos)
+  EXPECT_NE(unknown.status().message().find("unknown collective kind broadcast"), std::string::npos)
       << unknown.status().message();
 }
 

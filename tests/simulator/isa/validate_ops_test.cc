@@ -185,10 +185,14 @@ TEST(ValidateTest, CollectiveRules) {
   const Case cases[] = {
       {"collective kind", kCC, [](I& i, E&) { i.count = 5; }, "kind 5 is not a collective"},
       {"collective dst on chip", kCC,
-       [](I& i, E&) { i.ap[0] = SbufAp(0, 128, 0, Dtype::kFloat32, {{512, 1}}); },
+       [](I& i, E&) {
+         i.ap[0] = SbufAp(0, 128, 0, Dtype::kFloat32, {{512, 1}});
+       },
        "memory sbuf is not allowed"},
       {"collective src on chip", kCC,
-       [](I& i, E&) { i.ap[1] = SbufAp(0, 128, 0, Dtype::kFloat32, {{512, 1}}); },
+       [](I& i, E&) {
+         i.ap[1] = SbufAp(0, 128, 0, Dtype::kFloat32, {{512, 1}});
+       },
        "memory sbuf is not allowed"},
       {"collective dtypes", kCC, [](I& i, E&) { i.ap[1].dtype = Dtype::kBfloat16; },
        "dst and src must share a dtype"},

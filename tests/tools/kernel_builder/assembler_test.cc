@@ -153,7 +153,8 @@ TEST_F(AssemblerTest, InstructionLinesAreTheIsaTextForm) {
 TEST_F(AssemblerTest, CollectiveLines) {
   const char* s =
       ".kernel cc\n.input x fp32 [4, 64]\n.output y fp32 [4, 64]\n.engine pool\n"
-      "collective dst=hbm[var1 + 0, [4 x 64, 64 x 1]] fp32 src=hbm[var0 + 0, [4 x 64, 64 x 1]] fp32 "
+      "collective dst=hbm[var1 + 0, [4 x 64, 64 x 1]] fp32 src=hbm[var0 + 0, [4 x 64, 64 x 1]] "
+      "fp32 "
       "kind=permute shift=-1 id=3 then S[0] += 1 @complete\n"
       "wait S[0] >= 1 notify_end code=0\n";
   StatusOr<neff::Neff> n = Assemble(s);

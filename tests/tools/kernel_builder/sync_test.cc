@@ -75,10 +75,10 @@ TEST_F(SyncTest, CollectivesHaveAChannelOfTheirOwn) {
   HbmTensor z = k_.AddScratch("z", 128 * 64 * 4).value();
   const isa::AccessPattern yb = isa::HbmAp(y.var_id, 0, kF32, 128, 64, {{64, 1}});
   const isa::AccessPattern zb = isa::HbmAp(z.var_id, 0, kF32, 128, 64, {{64, 1}});
-  InstRef ar = core().pool().Collective(isa::CollectiveKind::kAllReduce, yb, x_.Block(0, 128, 0, 64),
-                                        isa::AluOp::kAdd, {0, 1}, 1);
-  InstRef pm = core().pool().Collective(isa::CollectiveKind::kPermute, zb, yb,
-                                        isa::AluOp::kBypass, {0, 1}, 2);
+  InstRef ar = core().pool().Collective(isa::CollectiveKind::kAllReduce, yb,
+                                        x_.Block(0, 128, 0, 64), isa::AluOp::kAdd, {0, 1}, 1);
+  InstRef pm = core().pool().Collective(isa::CollectiveKind::kPermute, zb, yb, isa::AluOp::kBypass,
+                                        {0, 1}, 2);
   InstRef load = core().sp().DmaCopy(t_[0].ap(), zb, 2);
   ASSERT_TRUE(ar.valid() && pm.valid() && load.valid()) << k_.status().ToString();
   k_.Depend(pm, ar);    // same engine, but the CC cores run it: it waits
@@ -93,7 +93,7 @@ TEST_F(SyncTest, CollectivesHaveAChannelOfTheirOwn) {
   EXPECT_EQ(pool.instructions[1].waits[0].value, 1u);
   ASSERT_EQ(pool.instructions[1].num_updates, 1);
   EXPECT_EQ(pool.instructions[1].updates[0].index, sem);  // one counting channel, issue order
-  EXPECT_EQ(pool.instructions[1].imm[2], 1u);              // permute's default shift
+  EXPECT_EQ(pool.instructions[1].imm[2], 1u);             // permute's default shift
   // notify_end waits for the last collective (the channel's 2nd producer).
   const isa::Instruction& end = pool.instructions.back();
   ASSERT_EQ(end.num_waits, 1);
