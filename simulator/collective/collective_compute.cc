@@ -63,6 +63,25 @@ std::vector<uint8_t> Reduce(std::span<const CollectiveCall* const> calls) {
   const int size = isa::DtypeSize(dtype);
   const size_t count = first.input.size() / size;
   std::vector<uint8_t> out(first.input.size());
+  if (size == 4 && isa::IsFloat(dtype) &&
+      (first.op == AluOp::kAdd || first.op == AluOp::kMultiply)) {
+    // fp32 add/multiply: ApplyAlu's plain x + y and x * y, accumulated in place (no rounding
+    // step: fp32 is the arithmetic's own format). Loads and stores through memcpy vectorise.
+    out = first.input;
+    const bool add = first.op == AluOp::kAdd;
+    for (size_t k = 1; k < calls.size(); ++k) {
+      const uint8_t* x = calls[k]->input.data();
+      uint8_t* o = out.data();
+      for (size_t i = 0; i < count; ++i) {
+        float a, b;
+        std::memcpy(&a, o + 4 * i, 4);
+        std::memcpy(&b, x + 4 * i, 4);
+        a = add ? a + b : a * b;
+        std::memcpy(o + 4 * i, &a, 4);
+      }
+    }
+    return out;
+  }
   if (isa::IsFloat(dtype)) {
     const bool is_fp32 = size == 4;
     std::vector<float> acc(count), x(count);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <climits>
+#include <cmath>
 
 #include "collective_test_util.h"
 #include "simulator/collective/collective_cost.h"
@@ -57,6 +58,26 @@ TEST(CollectiveHub, AllReduceFp32SumsAndCompletesTogether) {
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     EXPECT_EQ(FromBytes<float>(r->output), (std::vector<float>{6.0f, 46.0f, -3.0f}));
     EXPECT_EQ(r->complete_ps, 4000 + cost->duration_ps);  // the last arrival + the cost
+  }
+}
+
+TEST(CollectiveHub, AllReduceFp32MultiplyAndMaximum) {
+  CollectiveHub hub(Trn2_48xl());
+  const std::vector<std::vector<float>> in = {{2.0f, -3.0f, 1e30f}, {4.0f, 0.5f, 1e30f}};
+  for (AluOp op : {AluOp::kMultiply, AluOp::kMaximum}) {
+    auto ranks = Ranks(2, [&](uint32_t r) {
+      CollectiveCall c = Call(CollectiveKind::kAllReduce, Dtype::kFloat32, ToBytes(in[r]), 12);
+      c.op = op;
+      c.collective_id = static_cast<uint32_t>(op);
+      return c;
+    });
+    const std::vector<float> expected = op == AluOp::kMultiply
+                                            ? std::vector<float>{8.0f, -1.5f, INFINITY}
+                                            : std::vector<float>{4.0f, 0.5f, 1e30f};
+    for (auto& r : RunRanks(hub, 2, ranks)) {
+      ASSERT_TRUE(r.ok()) << r.status().ToString();
+      EXPECT_EQ(FromBytes<float>(r->output), expected) << isa::AluOpName(op);
+    }
   }
 }
 
