@@ -161,13 +161,21 @@ Status ValidateCall(const CollectiveCall& call, uint32_t group_size) {
 }
 
 std::string DescribeCall(const CollectiveCall& call, uint32_t world_size) {
+  // Appended piece by piece: GCC 12 warns (-Wrestrict, a false positive) on "literal" + string.
   std::string s(CollectiveKindName(call.kind));
-  if (IsReduction(call.kind)) s += " " + std::string(isa::AluOpName(call.op));
-  s += " " + std::string(isa::DtypeShortName(call.dtype)) + ", " + Bytes(call.input.size()) +
-       " -> " + Bytes(call.output_bytes) + ", group " + std::to_string(call.group.size) +
-       " stride " + std::to_string(call.group.stride);
+  if (IsReduction(call.kind)) {
+    s += ' ';
+    s += isa::AluOpName(call.op);
+  }
+  s += ' ';
+  s += isa::DtypeShortName(call.dtype);
+  s += ", " + Bytes(call.input.size());
+  s += " -> " + Bytes(call.output_bytes);
+  s += ", group " + std::to_string(call.group.size);
+  s += " stride " + std::to_string(call.group.stride);
   if (call.kind == CollectiveKind::kPermute) s += ", shift " + std::to_string(call.shift);
-  return s + ", world " + std::to_string(world_size);
+  s += ", world " + std::to_string(world_size);
+  return s;
 }
 
 std::vector<std::vector<uint8_t>> ComputeOutputs(std::span<const CollectiveCall* const> calls) {

@@ -51,14 +51,18 @@ struct Rendezvous {
 
 std::string RankList(const std::vector<uint32_t>& ranks) {
   std::string s;
-  for (uint32_t r : ranks) s += (s.empty() ? "" : ", ") + std::to_string(r);
+  for (uint32_t r : ranks) {
+    if (!s.empty()) s += ", ";
+    s += std::to_string(r);
+  }
   return s;
 }
 
 std::string GroupText(const std::vector<uint32_t>& members) {
   std::string s = "[";
   for (size_t i = 0; i < members.size(); ++i) {
-    s += (i ? "," : "") + std::to_string(members[i]);
+    if (i > 0) s += ',';
+    s += std::to_string(members[i]);
   }
   return s + "]";
 }
@@ -79,8 +83,9 @@ std::string Disagreement(const std::vector<uint32_t>& members,
   if (groups.size() <= 1) return "";
   std::string s;
   for (const auto& [description, ranks] : groups) {
-    s += (s.empty() ? "" : "; ") + std::string(ranks.size() > 1 ? "ranks " : "rank ") +
-         RankList(ranks) + ": " + description;
+    if (!s.empty()) s += "; ";
+    s += ranks.size() > 1 ? "ranks " : "rank ";
+    s += RankList(ranks) + ": " + description;
   }
   return s;
 }

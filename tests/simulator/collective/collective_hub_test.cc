@@ -133,6 +133,20 @@ TEST(CollectiveHub, AllGatherConcatenatesConsecutiveGroupsOfFour) {
   }
 }
 
+TEST(CollectiveHub, AllGatherOverStridedGroupsOfFour) {
+  CollectiveHub hub(Trn2_48xl());
+  // World 8, groups of 4 with stride 2: [0, 2, 4, 6] and [1, 3, 5, 7].
+  auto ranks = Ranks(8, [](uint32_t r) {
+    return Call(CollectiveKind::kAllGather, Dtype::kInt32, ToBytes<int32_t>({int(r)}), 16, {4, 2});
+  });
+  auto results = RunRanks(hub, 8, ranks);
+  for (uint32_t r = 0; r < 8; ++r) {
+    ASSERT_TRUE(results[r].ok()) << results[r].status().ToString();
+    const int o = int(r % 2);
+    EXPECT_EQ(FromBytes<int32_t>(results[r]->output), (std::vector<int32_t>{o, o + 2, o + 4, o + 6}));
+  }
+}
+
 TEST(CollectiveHub, ReduceScatterBf16OverStridedPairs) {
   CollectiveHub hub(Trn2_48xl());
   // World 4, groups of 2 with stride 2: [0, 2] and [1, 3].
