@@ -6,9 +6,9 @@
 #include <benchmark/benchmark.h>
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
-#include <cstdio>
 #include <numeric>
 #include <string>
 #include <thread>
@@ -32,7 +32,7 @@ struct Placement {
   int chips;
 };
 constexpr Placement kPlacements[] = {
-    {"2r_1chip", 2, 1},    {"2r_2chips", 2, 2},   {"4r_1chip", 4, 1},   {"4r_4chips", 4, 4},
+    {"2r_1chip", 2, 1},    {"2r_2chips", 2, 2},     {"4r_1chip", 4, 1},      {"4r_4chips", 4, 4},
     {"16r_4chips", 16, 4}, {"16r_16chips", 16, 16}, {"64r_16chips", 64, 16},
 };
 constexpr int kPlacementCount = sizeof(kPlacements) / sizeof(kPlacements[0]);
@@ -128,14 +128,15 @@ constexpr int64_t kHubSizes[] = {4 << 10, 64 << 10, 1 << 20, 4 << 20};
 
 class CollectiveReporter : public bench::RatioReporter {
  public:
-  explicit CollectiveReporter(OutputOptions options)
-      : RatioReporter(options, "bus_bytes_per_s") {}
+  explicit CollectiveReporter(OutputOptions options) : RatioReporter(options, "bus_bytes_per_s") {}
 
  protected:
   void PrintRatios() override {
     const double link = double(Trn2().chip->neuronlink_bytes_per_s_per_chip) / 2;
-    std::printf("\n(a) simulated all_reduce bus bandwidth on trn2.48xlarge, GB/s "
-                "(ratio to the chip's NeuronLink %.0f GB/s one way):\n", link / 1e9);
+    std::printf(
+        "\n(a) simulated all_reduce bus bandwidth on trn2.48xlarge, GB/s "
+        "(ratio to the chip's NeuronLink %.0f GB/s one way):\n",
+        link / 1e9);
     std::printf("  %-9s", "size");
     for (const Placement& p : kPlacements) std::printf(" %18s", p.name);
     std::printf("\n");
@@ -153,8 +154,8 @@ class CollectiveReporter : public bench::RatioReporter {
     for (int ranks : {4, 16}) {
       for (int64_t bytes : kHubSizes) {
         const std::string size = std::to_string(bytes);
-        const double hub = Items("Hub" + std::to_string(ranks) + "/" + size + "/iterations:" +
-                                 std::to_string(kHubIterations) + "/real_time");
+        const double hub = Items("Hub" + std::to_string(ranks) + "/" + size +
+                                 "/iterations:" + std::to_string(kHubIterations) + "/real_time");
         const double sum = Items("Reduce" + std::to_string(ranks) + "/" + size);
         if (hub <= 0) continue;
         const double sim_us = sim_us_[{ranks, bytes}];
@@ -198,10 +199,10 @@ int main(int argc, char** argv) {
         ->Iterations(100);
   }
   for (int ranks : {4, 16}) {
-    auto* hub = benchmark::RegisterBenchmark(("Hub" + std::to_string(ranks)).c_str(), BM_Hub,
-                                             ranks);
-    auto* sum = benchmark::RegisterBenchmark(("Reduce" + std::to_string(ranks)).c_str(),
-                                             BM_Reduce, ranks);
+    auto* hub =
+        benchmark::RegisterBenchmark(("Hub" + std::to_string(ranks)).c_str(), BM_Hub, ranks);
+    auto* sum =
+        benchmark::RegisterBenchmark(("Reduce" + std::to_string(ranks)).c_str(), BM_Reduce, ranks);
     for (int64_t bytes : kHubSizes) {
       hub->Arg(bytes);
       sum->Arg(bytes);

@@ -24,9 +24,14 @@ bool IsSignedInt(Dtype dtype) {
 
 bool SupportedOp(Dtype dtype, AluOp op) {
   switch (op) {
-    case AluOp::kAdd: case AluOp::kMultiply: case AluOp::kMaximum: case AluOp::kMinimum:
+    case AluOp::kAdd:
+    case AluOp::kMultiply:
+    case AluOp::kMaximum:
+    case AluOp::kMinimum:
       return true;
-    case AluOp::kBitwiseAnd: case AluOp::kBitwiseOr: case AluOp::kBitwiseXor:
+    case AluOp::kBitwiseAnd:
+    case AluOp::kBitwiseOr:
+    case AluOp::kBitwiseXor:
       return !isa::IsFloat(dtype);
     default:
       return false;
@@ -43,15 +48,20 @@ uint64_t LoadInt(const uint8_t* data, size_t i, int size, bool is_signed) {
 
 uint64_t ReduceInt(AluOp op, uint64_t x, uint64_t y, bool is_signed) {
   switch (op) {
-    case AluOp::kAdd: return x + y;
-    case AluOp::kMultiply: return x * y;
+    case AluOp::kAdd:
+      return x + y;
+    case AluOp::kMultiply:
+      return x * y;
     case AluOp::kMaximum:
       return is_signed ? static_cast<uint64_t>(std::max(int64_t(x), int64_t(y))) : std::max(x, y);
     case AluOp::kMinimum:
       return is_signed ? static_cast<uint64_t>(std::min(int64_t(x), int64_t(y))) : std::min(x, y);
-    case AluOp::kBitwiseAnd: return x & y;
-    case AluOp::kBitwiseOr: return x | y;
-    default: return x ^ y;  // kBitwiseXor; ValidateCall admits nothing else
+    case AluOp::kBitwiseAnd:
+      return x & y;
+    case AluOp::kBitwiseOr:
+      return x | y;
+    default:
+      return x ^ y;  // kBitwiseXor; ValidateCall admits nothing else
   }
 }
 
@@ -102,8 +112,8 @@ std::vector<uint8_t> Reduce(std::span<const CollectiveCall* const> calls) {
   for (size_t i = 0; i < count; ++i) {
     uint64_t acc = LoadInt(first.input.data(), i, size, is_signed);
     for (size_t k = 1; k < calls.size(); ++k) {
-      acc = ReduceInt(first.op, acc, LoadInt(calls[k]->input.data(), i, size, is_signed),
-                      is_signed);
+      acc =
+          ReduceInt(first.op, acc, LoadInt(calls[k]->input.data(), i, size, is_signed), is_signed);
     }
     std::memcpy(out.data() + i * size, &acc, size);  // truncation = wrapping to the width
   }
@@ -127,8 +137,7 @@ Status ValidateCall(const CollectiveCall& call, uint32_t group_size) {
   const std::string dtype(isa::DtypeShortName(call.dtype));
   if (in % size != 0 || out % size != 0) {
     return InvalidError(name + ": input " + Bytes(in) + " and output " + Bytes(out) +
-                        " must be whole " + dtype + " elements (" + std::to_string(size) +
-                        " B)");
+                        " must be whole " + dtype + " elements (" + std::to_string(size) + " B)");
   }
   std::string need;
   switch (call.kind) {

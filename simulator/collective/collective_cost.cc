@@ -43,8 +43,7 @@ struct InterChip {
   int max_hops = 0;
 };
 
-InterChip TorusRingHalf(const InstanceSpec& spec, const std::vector<int>& chips,
-                        uint64_t bytes) {
+InterChip TorusRingHalf(const InstanceSpec& spec, const std::vector<int>& chips, uint64_t bytes) {
   const ChipSpec& chip = *spec.chip;
   const std::vector<std::vector<int>> rings = TorusRings(spec, chips);
   std::vector<int> load(static_cast<size_t>(spec.chip_count) * 4, 0);
@@ -64,10 +63,10 @@ InterChip TorusRingHalf(const InstanceSpec& spec, const std::vector<int>& chips,
   const uint64_t c = chips.size();
   // Each step moves bytes / (C x channels) per channel edge; a link carrying m edges gives each
   // 1/m of its bandwidth.
-  const DurationPs step =
-      chip.neuronlink_hop_latency_ps * static_cast<DurationPs>(out.max_hops) +
-      TransferPs(static_cast<unsigned __int128>(bytes) * out.max_link_sharing,
-                 c * static_cast<uint64_t>(out.channels), chip.neuronlink_bytes_per_s_per_direction);
+  const DurationPs step = chip.neuronlink_hop_latency_ps * static_cast<DurationPs>(out.max_hops) +
+                          TransferPs(static_cast<unsigned __int128>(bytes) * out.max_link_sharing,
+                                     c * static_cast<uint64_t>(out.channels),
+                                     chip.neuronlink_bytes_per_s_per_direction);
   out.phase = {step * (c - 1), static_cast<int>(c - 1)};
   return out;
 }
@@ -81,15 +80,14 @@ InterChip SwitchedHalf(const InstanceSpec& spec, const std::vector<int>& chips, 
   out.channels = static_cast<int>(c - 1);
   out.max_link_sharing = 1;
   out.max_hops = 1;
-  out.phase = {chip.neuronlink_hop_latency_ps +
-                   TransferPs(static_cast<unsigned __int128>(bytes) * (c - 1), c,
-                              chip.neuronlink_bytes_per_s_per_chip / 2),
-               1};
+  out.phase = {
+      chip.neuronlink_hop_latency_ps + TransferPs(static_cast<unsigned __int128>(bytes) * (c - 1),
+                                                  c, chip.neuronlink_bytes_per_s_per_chip / 2),
+      1};
   return out;
 }
 
-InterChip InterChipHalf(const InstanceSpec& spec, const std::vector<int>& chips,
-                        uint64_t bytes) {
+InterChip InterChipHalf(const InstanceSpec& spec, const std::vector<int>& chips, uint64_t bytes) {
   if (chips.size() <= 1) return {};
   if (spec.topology == TopologyKind::kSwitched) return SwitchedHalf(spec, chips, bytes);
   return TorusRingHalf(spec, chips, bytes);

@@ -25,13 +25,13 @@ struct RankPlacement {
 
 struct CollectiveCost {
   DurationPs duration_ps = 0;  // from the last arrival to the result on every member
-  std::string algorithm;       // e.g. "hierarchical ring (torus, 4 channels)"
+  std::string algorithm;       // e.g. "hierarchical: intra-chip ring + torus rings (4 channels)"
   // The phases' step counts (0 when the phase does not run).
-  int intra_chip_steps = 0;    // on-chip ring steps over the CC DMA path
-  int inter_chip_steps = 0;    // NeuronLink steps
-  int channels = 0;            // concurrent inter-chip rings/directions the data is split over
-  int max_link_sharing = 0;    // most channel edges routed over one directed link (contention)
-  int max_hops = 0;            // longest route of one inter-chip step, in links
+  int intra_chip_steps = 0;  // on-chip ring steps over the CC DMA path
+  int inter_chip_steps = 0;  // NeuronLink steps
+  int channels = 0;          // concurrent inter-chip rings/directions the data is split over
+  int max_link_sharing = 0;  // most channel edges routed over one directed link (contention)
+  int max_hops = 0;          // longest route of one inter-chip step, in links
   // The nccl-tests "bus bandwidth" of this collective: (data bytes / duration) x the kind's
   // factor — all_reduce 2(G-1)/G; all_gather, reduce_scatter, all_to_all (G-1)/G; permute 1 —
   // where data bytes is the larger of one rank's input and output. 0 for G = 1.

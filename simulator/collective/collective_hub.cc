@@ -34,11 +34,11 @@ struct Key {
 // One meeting of a group. Guarded by the hub's mutex, except that the member completing it
 // computes the outcomes unlocked while `computing` keeps everyone else off.
 struct Rendezvous {
-  std::string label;               // "all_reduce id 3 (occurrence 0, execution 2) of ..."
-  std::vector<uint32_t> members;   // by position
+  std::string label;              // "all_reduce id 3 (occurrence 0, execution 2) of ..."
+  std::vector<uint32_t> members;  // by position
   std::vector<bool> present;
   size_t arrived = 0;
-  std::vector<CollectiveCall> calls;        // device collectives, by position
+  std::vector<CollectiveCall> calls;  // device collectives, by position
   std::vector<uint32_t> worlds;
   std::vector<int> chips;
   std::vector<HostCollectiveCall> host_calls;  // host collectives, by position
@@ -106,13 +106,13 @@ class CollectiveHub::Impl {
     TRNSIM_ASSIGN_OR_RETURN(std::vector<uint32_t> members,
                             GroupMembers(call.group, endpoint.world_size, endpoint.rank));
     TRNSIM_RETURN_IF_ERROR(ValidateCall(call, static_cast<uint32_t>(members.size())));
-    Key key{endpoint.communicator, false, endpoint.execution_sequence, call.collective_id,
-            occurrence, members.front()};
+    Key key{endpoint.communicator, false,      endpoint.execution_sequence,
+            call.collective_id,    occurrence, members.front()};
     const std::string label = std::string(CollectiveKindName(call.kind)) + " id " +
                               std::to_string(call.collective_id) + " (occurrence " +
                               std::to_string(occurrence) + ", execution " +
-                              std::to_string(endpoint.execution_sequence) +
-                              ") of communicator '" + endpoint.communicator + "'";
+                              std::to_string(endpoint.execution_sequence) + ") of communicator '" +
+                              endpoint.communicator + "'";
     std::unique_lock<std::mutex> lock(mutex_);
     TRNSIM_ASSIGN_OR_RETURN(auto joined, Join(key, label, members, endpoint.rank));
     auto [rv, position] = joined;
@@ -122,8 +122,7 @@ class CollectiveHub::Impl {
     return Arrive(lock, key, rv, position, options);
   }
 
-  StatusOr<std::vector<uint8_t>> Host(const HostCollectiveCall& call,
-                                      const PortOptions& options) {
+  StatusOr<std::vector<uint8_t>> Host(const HostCollectiveCall& call, const PortOptions& options) {
     if (call.world_size == 0 || call.rank >= call.world_size) {
       return InvalidError("host collective from rank " + std::to_string(call.rank) +
                           " of a world of " + std::to_string(call.world_size));
@@ -132,9 +131,9 @@ class CollectiveHub::Impl {
     for (uint32_t r = 0; r < call.world_size; ++r) members[r] = r;
     Key key{call.communicator, true, call.sequence, 0, 0, 0};
     const std::string label =
-        std::string("host ") + (call.kind == HostCollectiveKind::kBarrier ? "barrier" :
-                                                                           "all_gather") +
-        " #" + std::to_string(call.sequence) + " of communicator '" + call.communicator + "'";
+        std::string("host ") +
+        (call.kind == HostCollectiveKind::kBarrier ? "barrier" : "all_gather") + " #" +
+        std::to_string(call.sequence) + " of communicator '" + call.communicator + "'";
     std::unique_lock<std::mutex> lock(mutex_);
     TRNSIM_ASSIGN_OR_RETURN(auto joined, Join(key, label, members, call.rank));
     auto [rv, position] = joined;
@@ -170,8 +169,7 @@ class CollectiveHub::Impl {
       Finish(key, *rv, s);
       return s;
     }
-    const size_t position =
-        std::find(members.begin(), members.end(), rank) - members.begin();
+    const size_t position = std::find(members.begin(), members.end(), rank) - members.begin();
     if (rv->present[position]) {
       Status s = Collectives(rv->label + ": rank " + std::to_string(rank) + " arrived twice");
       Finish(key, *rv, s);
@@ -203,9 +201,9 @@ class CollectiveHub::Impl {
       const auto now = std::chrono::steady_clock::now();
       if (!rv->computing) {  // everyone arrived and the result is being computed: just wait
         if (options.cancel != nullptr && options.cancel->load()) {
-          Finish(key, *rv, Collectives(rv->label + ": rank " + std::to_string(rank) +
-                                       " was cancelled while waiting for group " +
-                                       GroupText(rv->members)));
+          Finish(key, *rv,
+                 Collectives(rv->label + ": rank " + std::to_string(rank) +
+                             " was cancelled while waiting for group " + GroupText(rv->members)));
           break;
         }
         if (now >= deadline) {
@@ -216,8 +214,7 @@ class CollectiveHub::Impl {
           Finish(key, *rv,
                  TimeoutError(rv->label + ": " + (missing.size() > 1 ? "ranks " : "rank ") +
                               RankList(missing) + " of group " + GroupText(rv->members) +
-                              " did not arrive within " + std::to_string(timeout.count()) +
-                              " ms"));
+                              " did not arrive within " + std::to_string(timeout.count()) + " ms"));
           break;
         }
       }
@@ -266,9 +263,8 @@ class CollectiveHub::Impl {
       last_arrival = std::max(last_arrival, rv.calls[p].arrival_ps);
     }
     TRNSIM_ASSIGN_OR_RETURN(CollectiveCost cost,
-                            EstimateCollective(spec_, rv.calls[0].kind,
-                                               rv.calls[0].input.size(), placements,
-                                               rv.calls[0].shift));
+                            EstimateCollective(spec_, rv.calls[0].kind, rv.calls[0].input.size(),
+                                               placements, rv.calls[0].shift));
     std::vector<std::vector<uint8_t>> outputs = ComputeOutputs(calls);
     rv.outcomes.resize(g);
     for (size_t p = 0; p < g; ++p) {
@@ -328,8 +324,7 @@ class CollectiveHub::Impl::Port final : public CollectivePort {
 CollectiveHub::CollectiveHub(const InstanceSpec& spec) : impl_(std::make_unique<Impl>(spec)) {}
 CollectiveHub::~CollectiveHub() = default;
 
-std::unique_ptr<CollectivePort> CollectiveHub::Attach(RankEndpoint endpoint,
-                                                      PortOptions options) {
+std::unique_ptr<CollectivePort> CollectiveHub::Attach(RankEndpoint endpoint, PortOptions options) {
   return std::make_unique<Impl::Port>(impl_.get(), std::move(endpoint), options);
 }
 

@@ -14,10 +14,18 @@ int Neighbour(const InstanceSpec& spec, int chip, int port) {
   const int rows = spec.torus_rows, cols = spec.torus_cols;
   int r = chip / cols, c = chip % cols;
   switch (port) {
-    case kNorth: r = (r + rows - 1) % rows; break;
-    case kWest: c = (c + cols - 1) % cols; break;
-    case kSouth: r = (r + 1) % rows; break;
-    default: c = (c + 1) % cols; break;
+    case kNorth:
+      r = (r + rows - 1) % rows;
+      break;
+    case kWest:
+      c = (c + cols - 1) % cols;
+      break;
+    case kSouth:
+      r = (r + 1) % rows;
+      break;
+    default:
+      c = (c + 1) % cols;
+      break;
   }
   return r * cols + c;
 }
@@ -28,7 +36,9 @@ int Neighbour(const InstanceSpec& spec, int chip, int port) {
 class Decomposer {
  public:
   explicit Decomposer(const InstanceSpec& spec)
-      : spec_(spec), n_(spec.chip_count), used_(static_cast<size_t>(n_) * 4, false),
+      : spec_(spec),
+        n_(spec.chip_count),
+        used_(static_cast<size_t>(n_) * 4, false),
         visited_(static_cast<size_t>(n_), false) {}
 
   std::vector<std::vector<int>> Run() {
@@ -145,8 +155,7 @@ std::vector<std::vector<int>> TorusRings(const InstanceSpec& spec, std::span<con
     const int r = chip / cols, c = chip % cols;
     return r * cols + (r % 2 == 0 ? c : cols - 1 - c);
   };
-  std::sort(ring.begin(), ring.end(),
-            [&](int a, int b) { return serpentine(a) < serpentine(b); });
+  std::sort(ring.begin(), ring.end(), [&](int a, int b) { return serpentine(a) < serpentine(b); });
   return {ring};
 }
 

@@ -1,10 +1,11 @@
 // The NeuronLink cost model and the torus rings it runs over. Expected ranges derive from the
 // spec tables, never from fixed timings.
+#include "simulator/collective/collective_cost.h"
+
 #include <gtest/gtest.h>
 
 #include <set>
 
-#include "simulator/collective/collective_cost.h"
 #include "simulator/collective/torus_routes.h"
 #include "simulator/spec/device_placement.h"
 
@@ -96,8 +97,7 @@ TEST(CollectiveCost, PartialRingsShareLinksAndRouteAroundGaps) {
   EXPECT_EQ(pair.max_link_sharing, 2);
   EXPECT_EQ(pair.max_hops, 1);
   // Chips 0 and 5 are diagonal: two hops, dimension-order.
-  const CollectiveCost diagonal =
-      Cost(spec, CollectiveKind::kAllReduce, 1 << 20, {{0, 0}, {5, 0}});
+  const CollectiveCost diagonal = Cost(spec, CollectiveKind::kAllReduce, 1 << 20, {{0, 0}, {5, 0}});
   EXPECT_EQ(diagonal.max_hops, 2);
   EXPECT_GT(diagonal.duration_ps, pair.duration_ps);
   EXPECT_EQ(RouteDimensionOrder(spec, 0, 5),
@@ -164,15 +164,18 @@ TEST(CollectiveCost, GroupOfOneIsFreeAndBadPlacementsAreRejected) {
   const InstanceSpec& spec = Spec("trn2.48xlarge");
   EXPECT_EQ(Cost(spec, CollectiveKind::kAllReduce, 1 << 20, {{3, 0}}).duration_ps, 0u);
   EXPECT_EQ(EstimateCollective(spec, CollectiveKind::kAllReduce, 64, std::vector<RankPlacement>{})
-                .status().code(),
+                .status()
+                .code(),
             StatusCode::kInvalid);
   EXPECT_EQ(EstimateCollective(spec, CollectiveKind::kAllReduce, 64,
                                std::vector<RankPlacement>{{0, 0}, {16, 0}})
-                .status().code(),
+                .status()
+                .code(),
             StatusCode::kInvalid);
   EXPECT_EQ(EstimateCollective(spec, CollectiveKind::kAllReduce, 64,
                                std::vector<RankPlacement>{{0, 0}, {1, 8}})
-                .status().code(),
+                .status()
+                .code(),
             StatusCode::kInvalid);
 }
 

@@ -40,7 +40,8 @@ TEST(CollectiveHubFailure, SizeMismatchFailsEveryRankNamingTheOddOne) {
   ranks[1].call = AllReduce(3);
   for (auto& r : RunRanks(hub, 4, ranks)) {
     ASSERT_EQ(r.status().code(), StatusCode::kExecHwErrCollectives) << r.status().ToString();
-    EXPECT_TRUE(Contains(r.status(), "ranks 0, 2, 3: all_reduce add fp32, 8 B")) << r.status().message();
+    EXPECT_TRUE(Contains(r.status(), "ranks 0, 2, 3: all_reduce add fp32, 8 B"))
+        << r.status().message();
     EXPECT_TRUE(Contains(r.status(), "rank 1: all_reduce add fp32, 12 B")) << r.status().message();
   }
 }
@@ -88,7 +89,8 @@ TEST(CollectiveHubFailure, MissingRankTimesOutNamingIt) {
   auto late_result = RunRanks(hub, 4, {late[3]});
   EXPECT_LT(std::chrono::steady_clock::now() - late_start, milliseconds(1000));
   EXPECT_EQ(late_result[0].status().code(), StatusCode::kTimeout);
-  EXPECT_TRUE(Contains(late_result[0].status(), "rank 3 of group")) << late_result[0].status().message();
+  EXPECT_TRUE(Contains(late_result[0].status(), "rank 3 of group"))
+      << late_result[0].status().message();
 }
 
 TEST(CollectiveHubFailure, CancelledRankFailsTheOthersNamingIt) {
@@ -148,7 +150,8 @@ TEST(CollectiveHubHost, BarrierThenAllGatherInRankOrder) {
   std::vector<HostCollectiveCall> barrier, gather;
   for (uint32_t r = 0; r < 4; ++r) {
     barrier.push_back({HostCollectiveKind::kBarrier, "job", r, 4, 0, {}});
-    gather.push_back({HostCollectiveKind::kAllGather, "job", 3 - r, 4, 1, ToBytes<int32_t>({int(3 - r)})});
+    gather.push_back(
+        {HostCollectiveKind::kAllGather, "job", 3 - r, 4, 1, ToBytes<int32_t>({int(3 - r)})});
   }
   for (auto& r : RunHost(hub, barrier)) {
     ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -164,8 +167,8 @@ TEST(CollectiveHubHost, AllGatherSizeMismatchFailsNamingRanks) {
   CollectiveHub hub(Trn2_48xl());
   std::vector<HostCollectiveCall> gather;
   for (uint32_t r = 0; r < 3; ++r) {
-    gather.push_back({HostCollectiveKind::kAllGather, "job", r, 3, 0,
-                      std::vector<uint8_t>(r == 2 ? 8 : 4, 1)});
+    gather.push_back(
+        {HostCollectiveKind::kAllGather, "job", r, 3, 0, std::vector<uint8_t>(r == 2 ? 8 : 4, 1)});
   }
   for (auto& r : RunHost(hub, gather)) {
     ASSERT_EQ(r.status().code(), StatusCode::kExecHwErrCollectives) << r.status().ToString();

@@ -143,7 +143,8 @@ TEST(CollectiveHub, AllGatherOverStridedGroupsOfFour) {
   for (uint32_t r = 0; r < 8; ++r) {
     ASSERT_TRUE(results[r].ok()) << results[r].status().ToString();
     const int o = int(r % 2);
-    EXPECT_EQ(FromBytes<int32_t>(results[r]->output), (std::vector<int32_t>{o, o + 2, o + 4, o + 6}));
+    EXPECT_EQ(FromBytes<int32_t>(results[r]->output),
+              (std::vector<int32_t>{o, o + 2, o + 4, o + 6}));
   }
 }
 
@@ -280,8 +281,8 @@ TEST(CollectiveHub, BadSizesFailAtOnceWithInvalid) {
   CollectiveHub hub(Trn2_48xl());
   auto port = hub.Attach({"c", 0, 4, 0, 0}, {std::chrono::milliseconds(5000), nullptr});
   const auto start = std::chrono::steady_clock::now();
-  auto gather = port->Run(Call(CollectiveKind::kAllGather, Dtype::kFloat32,
-                               ToBytes<float>({1, 2}), 16));  // needs 4 x 8 = 32
+  auto gather = port->Run(Call(CollectiveKind::kAllGather, Dtype::kFloat32, ToBytes<float>({1, 2}),
+                               16));  // needs 4 x 8 = 32
   EXPECT_EQ(gather.status().code(), StatusCode::kInvalid);
   EXPECT_NE(gather.status().message().find("4 x input"), std::string::npos)
       << gather.status().message();

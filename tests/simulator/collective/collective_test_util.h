@@ -47,7 +47,7 @@ struct TestRank {
   uint32_t rank = 0;
   CollectiveCall call;
   int chip = 0;
-  std::chrono::milliseconds delay{0};   // host time before it calls
+  std::chrono::milliseconds delay{0};  // host time before it calls
   std::chrono::milliseconds timeout{5000};
   const std::atomic<bool>* cancel = nullptr;
 };
@@ -62,8 +62,8 @@ inline std::vector<StatusOr<CollectiveOutcome>> RunRanks(CollectiveHub& hub, uin
   for (size_t i = 0; i < ranks.size(); ++i) {
     threads.emplace_back([&, i] {
       const TestRank& r = ranks[i];
-      auto port = hub.Attach({"test-comm", r.rank, world, r.chip, execution},
-                             {r.timeout, r.cancel});
+      auto port =
+          hub.Attach({"test-comm", r.rank, world, r.chip, execution}, {r.timeout, r.cancel});
       std::this_thread::sleep_for(r.delay);
       results[i].emplace(port->Run(r.call));
     });
