@@ -29,7 +29,7 @@ struct CollectiveCost {
   // The phases' step counts (0 when the phase does not run).
   int intra_chip_steps = 0;  // on-chip ring steps over the CC DMA path
   int inter_chip_steps = 0;  // NeuronLink steps
-  int channels = 0;          // concurrent inter-chip rings/directions the data is split over
+  int channels = 0;          // inter-chip rings x directions (switched: the C-1 peers)
   int max_link_sharing = 0;  // most channel edges routed over one directed link (contention)
   int max_hops = 0;          // longest route of one inter-chip step, in links
   // The nccl-tests "bus bandwidth" of this collective: (data bytes / duration) x the kind's
