@@ -7,14 +7,21 @@
 // hands every rank its part.
 //
 // Matching: calls meet when they agree on (communicator, execution sequence, collective id,
-// occurrence of that id within the execution, the group's first member). They must then agree
+// occurrence of that id within the execution — counted by the port, so a port serves exactly
+// one execution — the group's first member). They must then agree
 // on everything else (kind, op, dtype, group, world, byte sizes); if not, every rank of the
 // rendezvous fails with NRT_EXEC_HW_ERR_COLLECTIVES naming the ranks that disagree.
 // Failure: a rank that does not arrive within the waiting ranks' host timeout fails them with
 // NRT_TIMEOUT naming the missing ranks; a rank whose execution is cancelled (its process ended,
 // neurond's session cancel flag) while waiting fails the rendezvous for all with
 // NRT_EXEC_HW_ERR_COLLECTIVES naming it. A failed rendezvous is remembered (bounded), so ranks
-// arriving later fail at once with the same status instead of waiting.
+// arriving later fail at once with the same status instead of waiting. A call that cannot fit
+// its own group (sizes, dtype, reduction op; collective_compute.h) fails at once with
+// NRT_INVALID on its rank only.
+// Timing: every member completes at max(arrival_ps over the members) + EstimateCollective's
+// duration for the members' placement (endpoint chip, call's physical core).
+// Bounds: a waiting rank looks at its cancel flag every 20 ms; the last 4,096 failed
+// rendezvous are remembered.
 //
 // Thread safety: all methods may be called from any thread; ports block only their caller.
 #pragma once

@@ -33,6 +33,16 @@ struct ChipSpec {
   int dma_queues_per_engine = 0;
   int neuronlink_ports = 0;
 
+  // NeuronLink and the collective-communication (CC) data path (docs/collectives.md).
+  uint64_t neuronlink_bytes_per_s_per_chip = 0;  // all ports, both directions together
+  // One port, one direction: neuronlink_bytes_per_s_per_chip / (2 * neuronlink_ports).
+  uint64_t neuronlink_bytes_per_s_per_direction = 0;
+  uint64_t neuronlink_hop_latency_ps = 0;       // one chip-to-chip hop of a collective step
+  // Ranks on one chip exchange through HBM with the CC cores' DMA rings: the chip's aggregate
+  // copy bandwidth for that (every byte read once and written once) and one step's latency.
+  uint64_t cc_onchip_bytes_per_s = 0;
+  uint64_t cc_onchip_step_latency_ps = 0;
+
   // One NeuronCore's on-chip memories and sequencer resources (the ISA limits; isa/limits.h).
   int partitions = 0;                    // SBUF and PSUM partitions
   uint64_t sbuf_bytes_per_partition = 0;

@@ -42,6 +42,16 @@ ChipSpec MakeTrainium2() {
   s.max8_max_free = 16384;           // [ISA] max8 / nc_find_index8: 8..16,384 elements
   s.local_gather_max_indices = 4096; // [ISA] local_gather <= 4096 indices per core
   s.cost = Trainium2CostSpec();      // sources per number in cost_specs.cc
+  // Collectives (docs/collectives.md, docs/decisions.md "Collectives"):
+  s.neuronlink_bytes_per_s_per_chip = 1'280'000'000'000;  // [TRN2-CHIP] 1.28 TB/s per chip
+  // Derived: 1.28 TB/s over 4 ports x 2 directions = 160 GB/s per port per direction
+  // (decision: the chip figure counts both directions of every port).
+  s.neuronlink_bytes_per_s_per_direction = 160'000'000'000;
+  s.neuronlink_hop_latency_ps = 1'500'000;  // [INTRA] ~1-2 us per intra-node hop; 1.5 chosen
+  // Derived: HBM 2.9 TB/s [TRN2-CHIP] / 2 (each byte read and written once) = 1.45 TB/s.
+  s.cc_onchip_bytes_per_s = s.cost.hbm_bytes_per_s_per_chip / 2;
+  // Derived: one DMA semaphore-to-start per step, [DMA-BW] ~1300 ns (cost.dma_start_latency_ps).
+  s.cc_onchip_step_latency_ps = s.cost.dma_start_latency_ps;
   return s;
 }
 
@@ -57,6 +67,12 @@ ChipSpec MakeTrainium3() {
   s.pe_max_moving_free_fp32 = 4096;  // [ISA] NC-v4 moving free up to 4096 with fp32 dst
   s.pe_max_moving_free_bf16 = 8192;  // [ISA] [NKI-ARCH-TRN3] NC-v4 bf16 PSUM dst, up to 8192
   s.cost = Trainium3CostSpec();      // Trainium2 cost table + overrides (cost_specs.cc)
+  // [TRN3-CHIP] NeuronLink-v4 2.56 TB/s per chip; CONFLICT: [TRN3-INST] 2,048 GiB/s/device and
+  // PCIe Gen6 x8 port sums (256 + 320 + 128 GB/s); the chip page is chosen (decisions.md).
+  s.neuronlink_bytes_per_s_per_chip = 2'560'000'000'000;
+  s.neuronlink_bytes_per_s_per_direction = 320'000'000'000;  // derived: 2.56 TB/s / (4 x 2)
+  // Derived as for Trainium2: HBM 4.9 TB/s [TRN3-CHIP] / 2; hop latency unchanged ([INTRA]).
+  s.cc_onchip_bytes_per_s = s.cost.hbm_bytes_per_s_per_chip / 2;
   return s;
 }
 

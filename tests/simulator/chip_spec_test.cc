@@ -60,6 +60,21 @@ TEST(ChipSpecTest, Trainium3OverridesTrainium2) {
   EXPECT_EQ(t3.device_revision, t2.device_revision);
 }
 
+TEST(ChipSpecTest, NeuronLinkAndCcFiguresAreConsistent) {
+  for (const ChipSpec* s : {&Trainium2Spec(), &Trainium3Spec()}) {
+    SCOPED_TRACE(s->name);
+    // A port's one-way figure is the chip figure over every port and both directions.
+    EXPECT_EQ(s->neuronlink_bytes_per_s_per_direction * 2 * uint64_t(s->neuronlink_ports),
+              s->neuronlink_bytes_per_s_per_chip);
+    EXPECT_EQ(s->cc_onchip_bytes_per_s, s->cost.hbm_bytes_per_s_per_chip / 2);
+    EXPECT_EQ(s->cc_onchip_step_latency_ps, s->cost.dma_start_latency_ps);
+    EXPECT_GE(s->neuronlink_hop_latency_ps, 1'000'000u);  // [INTRA] 1-2 us per hop
+    EXPECT_LE(s->neuronlink_hop_latency_ps, 2'000'000u);
+  }
+  EXPECT_EQ(Trainium2Spec().neuronlink_bytes_per_s_per_chip, 1'280'000'000'000u);
+  EXPECT_EQ(Trainium3Spec().neuronlink_bytes_per_s_per_chip, 2'560'000'000'000u);
+}
+
 TEST(ChipSpecTest, SpecsAreSingletons) {
   EXPECT_EQ(&Trainium2Spec(), &Trainium2Spec());
   EXPECT_EQ(&Trainium3Spec(), &Trainium3Spec());

@@ -1,0 +1,59 @@
+// CollectiveCost: the simulated duration of one collective over an instance's links — the
+// NeuronLink model of docs/collectives.md "Algorithms" and "Cost". A pure function of the
+// instance spec, the collective, its size and where its ranks run, so the hub, benchmarks and
+// docs all use the same figures.
+//
+// Thread safety: pure; safe from any thread.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "common/status_or.h"
+#include "simulator/collective/collective_port.h"
+#include "simulator/sched/sim_time.h"
+#include "simulator/spec/instance_spec.h"
+
+namespace trnsim::simulator::collective {
+
+// Where one member of a group runs.
+struct RankPlacement {
+  int chip = 0;           // device index in the instance, [0, chip_count)
+  int physical_core = 0;  // chip-local core that issued the collective
+};
+
+struct CollectiveCost {
+  DurationPs duration_ps = 0;  // from the last arrival to the result on every member
+  std::string algorithm;       // e.g. "hierarchical: intra-chip ring + torus rings (4 channels)"
+  // The phases' step counts (0 when the phase does not run).
+  int intra_chip_steps = 0;  // on-chip ring steps over the CC DMA path
+  int inter_chip_steps = 0;  // NeuronLink steps
+  int channels = 0;          // inter-chip rings x directions (switched: the C-1 peers)
+  int max_link_sharing = 0;  // most channel edges routed over one directed link (contention)
+  int max_hops = 0;          // longest route of one inter-chip step, in links
+  // The nccl-tests "bus bandwidth" of this collective: (data bytes / duration) x the kind's
+  // factor — all_reduce 2(G-1)/G; all_gather, reduce_scatter, all_to_all (G-1)/G; permute 1 —
+  // where data bytes is the larger of one rank's input and output. 0 for G = 1.
+  double bus_bytes_per_s = 0;
+};
+
+// The cost of `kind` over `members` (one placement per group position; G = members.size())
+// when each rank's input is `bytes_per_rank_input` bytes (all_gather: output G times that;
+// reduce_scatter: output 1/G of it). Chips must be in the instance and G >= 1; InvalidError
+// otherwise. G = 1 costs 0. The model (docs/collectives.md):
+//  - ranks on one chip: a ring over the chip's CC DMA path (ChipSpec::cc_onchip_*);
+//  - 2D torus: hierarchical — intra-chip reduce-scatter, inter-chip rings over NeuronLink
+//    (TorusRings, both directions, dimension-order routes, links shared by several ring
+//    edges split their bandwidth), intra-chip all-gather;
+//  - switched: the same phases with a direct (one-step) exchange between chips limited by
+//    each chip's fabric bandwidth (half of neuronlink_bytes_per_s_per_chip each way);
+//  - all_to_all and permute: one direct exchange, on-chip and inter-chip flows concurrent;
+//    permute's position p sends its whole input to position p + permute_shift (mod G).
+// Every term is steps x latency + bytes / bandwidth in integer picoseconds (rounded up).
+StatusOr<CollectiveCost> EstimateCollective(const InstanceSpec& spec, CollectiveKind kind,
+                                            uint64_t bytes_per_rank_input,
+                                            std::span<const RankPlacement> members,
+                                            int32_t permute_shift = 1);
+
+}  // namespace trnsim::simulator::collective

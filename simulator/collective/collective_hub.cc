@@ -1,0 +1,336 @@
+#include "simulator/collective/collective_hub.h"
+
+#include <algorithm>
+#include <compare>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <utility>
+
+#include "simulator/collective/collective_compute.h"
+#include "simulator/collective/collective_cost.h"
+
+namespace trnsim::simulator::collective {
+namespace {
+
+// Failed rendezvous remembered so that late arrivals fail at once; the oldest are forgotten.
+constexpr size_t kMaxTombstones = 4096;
+// How often a waiting rank wakes to look at its cancel flag.
+constexpr std::chrono::milliseconds kPollSlice{20};
+
+// What the calls of one rendezvous agree on before they meet (collective_hub.h "Matching").
+// Host collectives use host = true and only the communicator and sequence.
+struct Key {
+  std::string communicator;
+  bool host = false;
+  uint64_t sequence = 0;
+  uint32_t collective_id = 0;
+  uint64_t occurrence = 0;
+  uint32_t first_member = 0;
+  auto operator<=>(const Key&) const = default;
+};
+
+// One meeting of a group. Guarded by the hub's mutex, except that the member completing it
+// computes the outcomes unlocked while `computing` keeps everyone else off.
+struct Rendezvous {
+  std::string label;              // "all_reduce id 3 (occurrence 0, execution 2) of ..."
+  std::vector<uint32_t> members;  // by position
+  std::vector<bool> present;
+  size_t arrived = 0;
+  std::vector<CollectiveCall> calls;  // device collectives, by position
+  std::vector<uint32_t> worlds;
+  std::vector<int> chips;
+  std::vector<HostCollectiveCall> host_calls;  // host collectives, by position
+  bool computing = false;
+  bool finished = false;
+  Status failure;                           // ok when the rendezvous succeeded
+  std::vector<CollectiveOutcome> outcomes;  // by position, when it succeeded
+  std::condition_variable cv;
+};
+
+std::string RankList(const std::vector<uint32_t>& ranks) {
+  std::string s;
+  for (uint32_t r : ranks) {
+    if (!s.empty()) s += ", ";
+    s += std::to_string(r);
+  }
+  return s;
+}
+
+std::string GroupText(const std::vector<uint32_t>& members) {
+  std::string s = "[";
+  for (size_t i = 0; i < members.size(); ++i) {
+    if (i > 0) s += ',';
+    s += std::to_string(members[i]);
+  }
+  return s + "]";
+}
+
+// "rank 4, 6: <what they called>; rank 5: <...>", or "" when every position agrees.
+std::string Disagreement(const std::vector<uint32_t>& members,
+                         const std::vector<std::string>& descriptions) {
+  std::vector<std::pair<std::string, std::vector<uint32_t>>> groups;
+  for (size_t p = 0; p < members.size(); ++p) {
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const auto& g) { return g.first == descriptions[p]; });
+    if (it == groups.end()) {
+      groups.push_back({descriptions[p], {members[p]}});
+    } else {
+      it->second.push_back(members[p]);
+    }
+  }
+  if (groups.size() <= 1) return "";
+  std::string s;
+  for (const auto& [description, ranks] : groups) {
+    if (!s.empty()) s += "; ";
+    s += ranks.size() > 1 ? "ranks " : "rank ";
+    s += RankList(ranks) + ": " + description;
+  }
+  return s;
+}
+
+Status Collectives(std::string message) {
+  return Status(StatusCode::kExecHwErrCollectives, std::move(message));
+}
+
+}  // namespace
+
+class CollectiveHub::Impl {
+ public:
+  class Port;
+  explicit Impl(const InstanceSpec& spec) : spec_(spec) {}
+
+  StatusOr<CollectiveOutcome> Run(const RankEndpoint& endpoint, const PortOptions& options,
+                                  CollectiveCall call, uint64_t occurrence) {
+    TRNSIM_ASSIGN_OR_RETURN(std::vector<uint32_t> members,
+                            GroupMembers(call.group, endpoint.world_size, endpoint.rank));
+    TRNSIM_RETURN_IF_ERROR(ValidateCall(call, static_cast<uint32_t>(members.size())));
+    Key key{endpoint.communicator, false,      endpoint.execution_sequence,
+            call.collective_id,    occurrence, members.front()};
+    const std::string label = std::string(CollectiveKindName(call.kind)) + " id " +
+                              std::to_string(call.collective_id) + " (occurrence " +
+                              std::to_string(occurrence) + ", execution " +
+                              std::to_string(endpoint.execution_sequence) + ") of communicator '" +
+                              endpoint.communicator + "'";
+    std::unique_lock<std::mutex> lock(mutex_);
+    TRNSIM_ASSIGN_OR_RETURN(auto joined, Join(key, label, members, endpoint.rank));
+    auto [rv, position] = joined;
+    rv->calls[position] = std::move(call);
+    rv->worlds[position] = endpoint.world_size;
+    rv->chips[position] = endpoint.chip;
+    return Arrive(lock, key, rv, position, options);
+  }
+
+  StatusOr<std::vector<uint8_t>> Host(const HostCollectiveCall& call, const PortOptions& options) {
+    if (call.world_size == 0 || call.rank >= call.world_size) {
+      return InvalidError("host collective from rank " + std::to_string(call.rank) +
+                          " of a world of " + std::to_string(call.world_size));
+    }
+    std::vector<uint32_t> members(call.world_size);
+    for (uint32_t r = 0; r < call.world_size; ++r) members[r] = r;
+    Key key{call.communicator, true, call.sequence, 0, 0, 0};
+    const std::string label =
+        std::string("host ") +
+        (call.kind == HostCollectiveKind::kBarrier ? "barrier" : "all_gather") + " #" +
+        std::to_string(call.sequence) + " of communicator '" + call.communicator + "'";
+    std::unique_lock<std::mutex> lock(mutex_);
+    TRNSIM_ASSIGN_OR_RETURN(auto joined, Join(key, label, members, call.rank));
+    auto [rv, position] = joined;
+    rv->host_calls[position] = call;
+    TRNSIM_ASSIGN_OR_RETURN(CollectiveOutcome outcome, Arrive(lock, key, rv, position, options));
+    return std::move(outcome.output);
+  }
+
+ private:
+  using Joined = std::pair<std::shared_ptr<Rendezvous>, size_t>;
+
+  // Under the lock: the rendezvous of `key` with `rank`'s slot, creating it on first arrival.
+  StatusOr<Joined> Join(const Key& key, const std::string& label,
+                        const std::vector<uint32_t>& members, uint32_t rank) {
+    if (auto dead = tombstones_.find(key); dead != tombstones_.end()) return dead->second;
+    std::shared_ptr<Rendezvous>& slot = open_[key];
+    if (!slot) {
+      slot = std::make_shared<Rendezvous>();
+      slot->label = label;
+      slot->members = members;
+      const size_t g = members.size();
+      slot->present.assign(g, false);
+      slot->calls.resize(g);
+      slot->worlds.resize(g);
+      slot->chips.resize(g);
+      slot->host_calls.resize(g);
+    }
+    std::shared_ptr<Rendezvous> rv = slot;
+    if (rv->members != members) {
+      Status s = Collectives(rv->label + ": rank " + std::to_string(rank) + " calls with group " +
+                             GroupText(members) + " but the ranks already waiting with group " +
+                             GroupText(rv->members));
+      Finish(key, *rv, s);
+      return s;
+    }
+    const size_t position = std::find(members.begin(), members.end(), rank) - members.begin();
+    if (rv->present[position]) {
+      Status s = Collectives(rv->label + ": rank " + std::to_string(rank) + " arrived twice");
+      Finish(key, *rv, s);
+      return s;
+    }
+    rv->present[position] = true;
+    ++rv->arrived;
+    return Joined{rv, position};
+  }
+
+  // Under the lock, after storing the call: completes the rendezvous when this was the last
+  // member, else waits for the others, the timeout or the cancel flag.
+  StatusOr<CollectiveOutcome> Arrive(std::unique_lock<std::mutex>& lock, const Key& key,
+                                     const std::shared_ptr<Rendezvous>& rv, size_t position,
+                                     const PortOptions& options) {
+    if (rv->arrived == rv->members.size()) {
+      rv->computing = true;
+      lock.unlock();
+      Status status = key.host ? CompleteHost(*rv) : CompleteDevice(*rv);
+      lock.lock();
+      rv->computing = false;
+      Finish(key, *rv, std::move(status));
+    }
+    const std::chrono::milliseconds timeout =
+        options.host_timeout.count() > 0 ? options.host_timeout : kDefaultCollectiveTimeout;
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    const uint32_t rank = rv->members[position];
+    while (!rv->finished) {
+      const auto now = std::chrono::steady_clock::now();
+      if (!rv->computing) {  // everyone arrived and the result is being computed: just wait
+        if (options.cancel != nullptr && options.cancel->load()) {
+          Finish(key, *rv,
+                 Collectives(rv->label + ": rank " + std::to_string(rank) +
+                             " was cancelled while waiting for group " + GroupText(rv->members)));
+          break;
+        }
+        if (now >= deadline) {
+          std::vector<uint32_t> missing;
+          for (size_t p = 0; p < rv->members.size(); ++p) {
+            if (!rv->present[p]) missing.push_back(rv->members[p]);
+          }
+          Finish(key, *rv,
+                 TimeoutError(rv->label + ": " + (missing.size() > 1 ? "ranks " : "rank ") +
+                              RankList(missing) + " of group " + GroupText(rv->members) +
+                              " did not arrive within " + std::to_string(timeout.count()) + " ms"));
+          break;
+        }
+      }
+      auto wait = std::chrono::duration_cast<std::chrono::steady_clock::duration>(kPollSlice);
+      if (!rv->computing) wait = std::min(wait, deadline - now);
+      rv->cv.wait_for(lock, wait);
+    }
+    if (!rv->failure.ok()) return rv->failure;
+    return std::move(rv->outcomes[position]);
+  }
+
+  // Under the lock: records the end of the rendezvous, forgets it, remembers a failure and
+  // wakes its waiters. Only the first end counts.
+  void Finish(const Key& key, Rendezvous& rv, Status status) {
+    if (rv.finished) return;
+    rv.finished = true;
+    if (auto it = open_.find(key); it != open_.end() && it->second.get() == &rv) open_.erase(it);
+    if (!status.ok()) {
+      if (tombstones_.emplace(key, status).second) {
+        tombstone_order_.push_back(key);
+        if (tombstone_order_.size() > kMaxTombstones) {
+          tombstones_.erase(tombstone_order_.front());
+          tombstone_order_.pop_front();
+        }
+      }
+    }
+    rv.failure = std::move(status);
+    rv.cv.notify_all();
+  }
+
+  // Unlocked, with every member present: checks agreement, computes outputs and timing.
+  Status CompleteDevice(Rendezvous& rv) {
+    const size_t g = rv.members.size();
+    std::vector<std::string> descriptions(g);
+    for (size_t p = 0; p < g; ++p) descriptions[p] = DescribeCall(rv.calls[p], rv.worlds[p]);
+    if (std::string d = Disagreement(rv.members, descriptions); !d.empty()) {
+      return Collectives(rv.label + ": the ranks of group " + GroupText(rv.members) +
+                         " disagree — " + d);
+    }
+    std::vector<const CollectiveCall*> calls(g);
+    std::vector<RankPlacement> placements(g);
+    TimePs last_arrival = 0;
+    for (size_t p = 0; p < g; ++p) {
+      calls[p] = &rv.calls[p];
+      placements[p] = {rv.chips[p], rv.calls[p].physical_core};
+      last_arrival = std::max(last_arrival, rv.calls[p].arrival_ps);
+    }
+    TRNSIM_ASSIGN_OR_RETURN(CollectiveCost cost,
+                            EstimateCollective(spec_, rv.calls[0].kind, rv.calls[0].input.size(),
+                                               placements, rv.calls[0].shift));
+    std::vector<std::vector<uint8_t>> outputs = ComputeOutputs(calls);
+    rv.outcomes.resize(g);
+    for (size_t p = 0; p < g; ++p) {
+      rv.outcomes[p] = {std::move(outputs[p]), last_arrival + cost.duration_ps};
+    }
+    return Status();
+  }
+
+  Status CompleteHost(Rendezvous& rv) {
+    const size_t g = rv.members.size();
+    std::vector<std::string> descriptions(g);
+    for (size_t p = 0; p < g; ++p) {
+      const HostCollectiveCall& c = rv.host_calls[p];
+      descriptions[p] = c.kind == HostCollectiveKind::kBarrier
+                            ? "barrier"
+                            : "all_gather of " + std::to_string(c.input.size()) + " B";
+      descriptions[p] += ", world " + std::to_string(c.world_size);
+    }
+    if (std::string d = Disagreement(rv.members, descriptions); !d.empty()) {
+      return Collectives(rv.label + ": the ranks disagree — " + d);
+    }
+    std::vector<uint8_t> all;
+    if (rv.host_calls[0].kind == HostCollectiveKind::kAllGather) {
+      for (const HostCollectiveCall& c : rv.host_calls) {
+        all.insert(all.end(), c.input.begin(), c.input.end());
+      }
+    }
+    rv.outcomes.assign(g, CollectiveOutcome{all, 0});
+    return Status();
+  }
+
+  const InstanceSpec& spec_;
+  std::mutex mutex_;
+  std::map<Key, std::shared_ptr<Rendezvous>> open_;
+  std::map<Key, Status> tombstones_;
+  std::deque<Key> tombstone_order_;
+};
+
+// A port: one execution's view of the hub, counting the occurrences of each collective id.
+class CollectiveHub::Impl::Port final : public CollectivePort {
+ public:
+  Port(Impl* hub, RankEndpoint endpoint, PortOptions options)
+      : hub_(hub), endpoint_(std::move(endpoint)), options_(options) {}
+
+  StatusOr<CollectiveOutcome> Run(CollectiveCall call) override {
+    const uint64_t occurrence = occurrences_[call.collective_id]++;
+    return hub_->Run(endpoint_, options_, std::move(call), occurrence);
+  }
+
+ private:
+  Impl* hub_;
+  RankEndpoint endpoint_;
+  PortOptions options_;
+  std::map<uint32_t, uint64_t> occurrences_;
+};
+
+CollectiveHub::CollectiveHub(const InstanceSpec& spec) : impl_(std::make_unique<Impl>(spec)) {}
+CollectiveHub::~CollectiveHub() = default;
+
+std::unique_ptr<CollectivePort> CollectiveHub::Attach(RankEndpoint endpoint, PortOptions options) {
+  return std::make_unique<Impl::Port>(impl_.get(), std::move(endpoint), options);
+}
+
+StatusOr<std::vector<uint8_t>> CollectiveHub::HostCollective(const HostCollectiveCall& call,
+                                                             const PortOptions& options) {
+  return impl_->Host(call, options);
+}
+
+}  // namespace trnsim::simulator::collective
