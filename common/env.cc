@@ -94,6 +94,11 @@ constexpr EnvVarInfo kTable[] = {
     {EnvVar::kInspectEventFilterType, "NEURON_RT_INSPECT_EVENT_FILTER_TYPE", EnvType::kString, "",
      "System-trace event types captured, comma-separated: event names (nrt_execute, ...), "
      "'hardware', 'software'; '^name' excludes. Only exclusions: all but those. Unset: all."},
+    {EnvVar::kRootCommId, "NEURON_RT_ROOT_COMM_ID", EnvType::kString, "",
+     "host:port of rank 0 of a collective job (torchrun's MASTER_ADDR:port). Required by "
+     "nrt_load_collectives, nrt_build_global_comm, nrt_barrier and nrt_all_gather. trnsim: the "
+     "ranks that give the same value meet in the emulated instance's collective hub (in this "
+     "process, or in the TRNSIM_DAEMON every rank uses); nothing listens on the port."},
 };
 static_assert(std::size(kTable) == static_cast<size_t>(EnvVar::kCount),
               "every EnvVar needs exactly one row");

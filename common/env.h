@@ -45,6 +45,7 @@ enum class EnvVar : int {
   kInspectSysTraceMaxEventsPerNc,  // NEURON_RT_INSPECT_SYS_TRACE_MAX_EVENTS_PER_NC
   kInspectEventFilterNc,          // NEURON_RT_INSPECT_EVENT_FILTER_NC
   kInspectEventFilterType,        // NEURON_RT_INSPECT_EVENT_FILTER_TYPE
+  kRootCommId,                    // NEURON_RT_ROOT_COMM_ID
   kCount,
 };
 

@@ -142,13 +142,11 @@ class Device {
   // Host-driven collectives (nrt_barrier, nrt_all_gather): joins `call` with the same call of
   // every other rank of its communicator on this instance (simulator/collective/collective_hub.h)
   // and returns all_gather's concatenation in rank order (barrier: empty). Waits at most
-  // `timeout` (zero: the hub's default): NRT_TIMEOUT naming the missing ranks.
+  // options.host_timeout (zero: the hub's default): NRT_TIMEOUT naming the missing ranks;
+  // options.cancel (if set) ends the wait early (NRT_EXEC_HW_ERR_COLLECTIVES for every rank).
   virtual StatusOr<std::vector<uint8_t>> HostCollective(
-      const simulator::collective::HostCollectiveCall& call, std::chrono::milliseconds timeout) {
-    (void)call;
-    (void)timeout;
-    return FailureError("host collectives are not implemented by this back end yet");
-  }
+      const simulator::collective::HostCollectiveCall& call,
+      const simulator::collective::PortOptions& options) = 0;
 };
 
 struct DeviceOptions {

@@ -121,6 +121,7 @@ StatusOr<RuntimeConfig> ParseRuntimeConfig(const Environment& env,
     config.tls_ca_file = std::string(env.Get(EnvVar::kTlsCa));
     config.tls_server_name = std::string(env.Get(EnvVar::kTlsServerName));
   }
+  config.root_comm_id = std::string(env.Get(EnvVar::kRootCommId));
   return config;
 }
 

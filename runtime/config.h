@@ -30,6 +30,7 @@ struct RuntimeConfig {
   std::string token;
   std::string tls_ca_file;      // TRNSIM_TLS_CA
   std::string tls_server_name;  // TRNSIM_TLS_SERVER_NAME
+  std::string root_comm_id;     // NEURON_RT_ROOT_COMM_ID; empty: unset
 };
 
 // True when the instance type must come from the daemon: TRNSIM_DAEMON is set and

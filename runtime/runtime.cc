@@ -173,6 +173,8 @@ Status Runtime::Init(uint32_t framework, const std::string& framework_version,
   }
   executor_ = std::make_unique<execution::Executor>(device_.get(), *config_.instance->chip,
                                                     exec_options);
+  host_collectives_ = std::make_unique<collectives::HostCollectives>(
+      device_.get(), config_.root_comm_id, exec_options.host_timeout);
   state_ = State::kInit;
   TRNSIM_LOG(Info, Nrt) << "initialised on emulated " << config.instance->type_name
                         << ", LNC=" << config.lnc << ", logical cores " << VisibleText(config)
@@ -196,6 +198,7 @@ void Runtime::Close() {
   }
   if (sys_trace_.capturing()) (void)sys_trace_.Stop();  // its rings go with the runtime
   executor_.reset();  // no execution runs: Execute holds the lock shared
+  host_collectives_.reset();  // nor a host collective: they hold it shared too
   models_.reset();  // unloads every model
   for (TensorSet* set : tensor_sets_) delete set;
   tensor_sets_.clear();
@@ -285,6 +288,7 @@ StatusOr<std::vector<uint32_t>> Runtime::RoutingIdMap() const {
 
 Status Runtime::CheckTensor(const Tensor* tensor) const {
   if (tensor == nullptr) return InvalidError("tensor is NULL");
+  std::shared_lock objects(objects_mutex_);
   if (!tensors_.count(const_cast<Tensor*>(tensor))) {
     return InvalidHandleError("tensor handle is not live (freed, or freed by nrt_close)");
   }
@@ -293,6 +297,7 @@ Status Runtime::CheckTensor(const Tensor* tensor) const {
 
 Status Runtime::CheckSet(const TensorSet* set) const {
   if (set == nullptr) return InvalidError("tensor set is NULL");
+  std::shared_lock objects(objects_mutex_);
   if (!tensor_sets_.count(const_cast<TensorSet*>(set))) {
     return InvalidHandleError("tensor set handle is not live (destroyed, or freed by nrt_close)");
   }
@@ -301,13 +306,14 @@ Status Runtime::CheckSet(const TensorSet* set) const {
 
 Tensor* Runtime::Adopt(std::unique_ptr<Tensor> tensor) {
   Tensor* raw = tensor.release();
+  std::unique_lock objects(objects_mutex_);
   tensors_.insert(raw);
   return raw;
 }
 
 StatusOr<Tensor*> Runtime::AllocateTensor(Placement placement, int vnc, uint64_t size,
                                           const std::string& name) {
-  std::unique_lock lock(mutex_);
+  std::shared_lock lock(mutex_);  // shared: allocating never waits for an execution
   TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
   std::shared_ptr<TensorStorage> storage;
   switch (placement) {
@@ -351,14 +357,14 @@ StatusOr<Tensor*> Runtime::AllocateTensor(Placement placement, int vnc, uint64_t
 }
 
 StatusOr<Tensor*> Runtime::AllocateEmptyTensor(const std::string& name) {
-  std::unique_lock lock(mutex_);
+  std::shared_lock lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
   return Adopt(std::make_unique<Tensor>(name, nullptr, 0, 0));
 }
 
 StatusOr<Tensor*> Runtime::AllocateSlice(const Tensor* source, uint64_t offset, uint64_t size,
                                          const std::string& name) {
-  std::unique_lock lock(mutex_);
+  std::shared_lock lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
   TRNSIM_RETURN_IF_ERROR(CheckTensor(source));
   TRNSIM_ASSIGN_OR_RETURN(auto slice, source->Slice(offset, size, name));
@@ -488,9 +494,10 @@ StatusOr<VncMemoryStats> Runtime::GetVncMemoryStats(int vnc) {
 }
 
 StatusOr<TensorSet*> Runtime::AllocateTensorSet() {
-  std::unique_lock lock(mutex_);
+  std::shared_lock lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
   auto* set = new TensorSet();
+  std::unique_lock objects(objects_mutex_);
   tensor_sets_.insert(set);
   return set;
 }
@@ -505,10 +512,11 @@ Status Runtime::DestroyTensorSet(TensorSet* set) {
 }
 
 Status Runtime::AddToTensorSet(TensorSet* set, const std::string& name, Tensor* tensor) {
-  std::unique_lock lock(mutex_);
+  std::shared_lock lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
   TRNSIM_RETURN_IF_ERROR(CheckSet(set));
   TRNSIM_RETURN_IF_ERROR(CheckTensor(tensor));
+  std::unique_lock objects(objects_mutex_);
   set->Add(name, tensor);
   return Status::Ok();
 }
@@ -517,6 +525,7 @@ StatusOr<Tensor*> Runtime::GetFromTensorSet(TensorSet* set, const std::string& n
   std::shared_lock lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
   TRNSIM_RETURN_IF_ERROR(CheckSet(set));
+  std::shared_lock objects(objects_mutex_);
   Tensor* tensor = set->Find(name);
   if (tensor == nullptr) {
     return FailureError("no tensor named '" + name + "' in the tensor set");
@@ -526,6 +535,12 @@ StatusOr<Tensor*> Runtime::GetFromTensorSet(TensorSet* set, const std::string& n
 
 StatusOr<model::Model*> Runtime::LoadModel(std::span<const uint8_t> neff_bytes, int vnc,
                                            int vnc_count) {
+  return LoadBytes(neff_bytes, vnc, vnc_count, std::nullopt);
+}
+
+StatusOr<model::Model*> Runtime::LoadBytes(std::span<const uint8_t> neff_bytes, int vnc,
+                                           int vnc_count,
+                                           std::optional<driver::CollectiveMembership> rank) {
   const uint64_t started_ns = profiling::SysTraceRecorder::NowNs();
   neff::ReadOptions options;
   {
@@ -545,20 +560,35 @@ StatusOr<model::Model*> Runtime::LoadModel(std::span<const uint8_t> neff_bytes, 
     }
     return neff.status();
   }
-  return LoadParsed(std::move(*neff), vnc, vnc_count, started_ns);
+  return LoadParsed(std::move(*neff), vnc, vnc_count, started_ns, std::move(rank));
 }
 
 StatusOr<model::Model*> Runtime::LoadModel(neff::Neff neff, int vnc, int vnc_count) {
-  return LoadParsed(std::move(neff), vnc, vnc_count, profiling::SysTraceRecorder::NowNs());
+  return LoadParsed(std::move(neff), vnc, vnc_count, profiling::SysTraceRecorder::NowNs(),
+                    std::nullopt);
 }
 
 StatusOr<model::Model*> Runtime::LoadParsed(neff::Neff neff, int vnc, int vnc_count,
-                                            uint64_t started_ns) {
+                                            uint64_t started_ns,
+                                            std::optional<driver::CollectiveMembership> rank) {
   const std::string name = neff.header.name;
   StatusOr<model::Model*> loaded = [&]() -> StatusOr<model::Model*> {
     std::unique_lock lock(mutex_);
     TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
-    return models_->Load(std::move(neff), vnc, vnc_count);
+    TRNSIM_ASSIGN_OR_RETURN(model::Model * model, models_->Load(std::move(neff), vnc, vnc_count));
+    if (rank) {
+      model->SetCollectiveRank(std::move(*rank));  // before anyone else can see the model
+    } else if (model->programs().has_collectives()) {
+      const int where = model->vnc();
+      Status unloaded = models_->Unload(model);
+      if (!unloaded.ok()) {
+        TRNSIM_LOG(Error, Nrt) << "unloading: " << unloaded.message();
+      }
+      return InvalidError("model '" + name + "' on logical core " + std::to_string(where) +
+                          ": the NEFF holds collective instructions; load it with "
+                          "nrt_load_collectives, giving its rank and world size");
+    }
+    return model;
   }();
   const int core = loaded.ok() ? (*loaded)->vnc() : vnc;
   if (core >= 0 && sys_trace_.Wants(profiling::SysTraceType::kModelLoad, uint32_t(core))) {
@@ -571,6 +601,49 @@ StatusOr<model::Model*> Runtime::LoadParsed(neff::Neff neff, int vnc, int vnc_co
                           profiling::SysTraceRecorder::NowNs(), std::move(start), std::move(stop));
   }
   return loaded;
+}
+
+StatusOr<model::Model*> Runtime::LoadCollectiveModel(std::span<const uint8_t> neff_bytes, int vnc,
+                                                     int vnc_count, uint32_t rank,
+                                                     uint32_t world_size) {
+  if (world_size == 0 || rank >= world_size) {
+    return InvalidError("rank " + std::to_string(rank) + " is not within a world of " +
+                        std::to_string(world_size));
+  }
+  std::string root_comm_id;
+  {
+    std::shared_lock lock(mutex_);
+    TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+    root_comm_id = config_.root_comm_id;
+  }
+  TRNSIM_RETURN_IF_ERROR(collectives::CheckRootCommId(root_comm_id, "a collective NEFF"));
+  TRNSIM_ASSIGN_OR_RETURN(
+      model::Model * model,
+      LoadBytes(neff_bytes, vnc, vnc_count,
+                driver::CollectiveMembership{root_comm_id, rank, world_size, 0}));
+  TRNSIM_LOG(Info, Nrt) << "model '" << model->name() << "' on logical core " << model->vnc()
+                        << " is rank " << rank << " of " << world_size << " in communicator '"
+                        << root_comm_id << "'";
+  return model;
+}
+
+Status Runtime::BuildGlobalComm(int vnc, uint32_t rank, uint32_t world_size) {
+  std::shared_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  return host_collectives_->BuildGlobalComm(vnc, rank, world_size);
+}
+
+Status Runtime::Barrier(int vnc, uint32_t rank, uint32_t world_size) {
+  std::shared_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  return host_collectives_->Barrier(vnc, rank, world_size);
+}
+
+StatusOr<std::vector<uint8_t>> Runtime::AllGather(int vnc, uint32_t rank, uint32_t world_size,
+                                                  std::span<const uint8_t> input) {
+  std::shared_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  return host_collectives_->AllGather(vnc, rank, world_size, input);
 }
 
 Status Runtime::UnloadModel(model::Model* model) {
@@ -619,8 +692,10 @@ Status Runtime::Execute(const model::Model* model, const TensorSet* inputs,
   if (repeat < 1) {
     return InvalidError("repeat count " + std::to_string(repeat) + " is not a positive number");
   }
-  StatusOr<execution::IoBinding> binding =
-      execution::IoBinding::Bind(model->tensors(), *inputs, *outputs);
+  StatusOr<execution::IoBinding> binding = [&] {
+    std::shared_lock objects(objects_mutex_);
+    return execution::IoBinding::Bind(model->tensors(), *inputs, *outputs);
+  }();
   if (!binding.ok()) {
     return Status(binding.status().code(), "model '" + model->name() + "' on logical core " +
                                                std::to_string(model->vnc()) + ": " +

@@ -31,6 +31,7 @@
 
 #include "common/env.h"
 #include "driver/device.h"
+#include "runtime/collectives/host_collectives.h"
 #include "runtime/config.h"
 #include "runtime/core_map.h"
 #include "runtime/execution/executor.h"
@@ -125,9 +126,16 @@ class Runtime {
   // `vnc_count` (deprecated): -1 or 1. The bytes form parses with neff::ReadNeff, checking the
   // payload hash when NEURON_RT_VALIDATE_HASH is true. Errors: NRT_INVALID (0 bytes, malformed
   // NEFF, LNC mismatch, bad vnc or vnc_count, undecodable trnsim instruction stream),
-  // NRT_UNSUPPORTED_NEFF_VERSION, NRT_RESOURCE (device memory; nothing stays allocated).
+  // NRT_UNSUPPORTED_NEFF_VERSION, NRT_RESOURCE (device memory; nothing stays allocated); a
+  // NEFF holding collective instructions is NRT_INVALID (LoadCollectiveModel loads those).
   StatusOr<model::Model*> LoadModel(std::span<const uint8_t> neff_bytes, int vnc, int vnc_count);
   StatusOr<model::Model*> LoadModel(neff::Neff neff, int vnc, int vnc_count);
+  // nrt_load_collectives: LoadModel, the model then being rank `rank` of `world_size` in the
+  // communicator NEURON_RT_ROOT_COMM_ID (NRT_INVALID when unset or the rank is outside the
+  // world). Its executions meet the other ranks' in the device's collective hub.
+  StatusOr<model::Model*> LoadCollectiveModel(std::span<const uint8_t> neff_bytes, int vnc,
+                                              int vnc_count, uint32_t rank,
+                                              uint32_t world_size);
   // Frees the model's device memory; the handle is dead afterwards (NRT_INVALID_HANDLE).
   Status UnloadModel(model::Model* model);
   StatusOr<ModelInfo> GetModelInfo(const model::Model* model);
@@ -145,12 +153,20 @@ class Runtime {
   // of CheckExecution; NRT_TIMEOUT (deadlock, or longer than NEURON_RT_EXEC_TIMEOUT) and
   // NRT_INVALID (an execution error), prefixed with the model's name and vnc. The runtime is
   // held shared during the run, so tensors and models cannot be freed under it; executions
-  // are serialised process-wide by the Executor.
+  // on one logical core are serialised by the Executor, on distinct ones they run at once.
   Status Execute(const model::Model* model, const TensorSet* inputs, const TensorSet* outputs,
                  int repeat);
   // The model's last successful execution and its count; NRT_INVALID when it has not executed
   // since it was loaded.
   StatusOr<execution::ExecutionRecord> GetLastExecution(const model::Model* model);
+
+  // --- Host-driven collectives (collectives/host_collectives.h) -----------------------------
+  // `vnc` must be checked by the caller (a visible core). They block until every rank has
+  // made the same call, holding the runtime shared (so nrt_close waits for them).
+  Status BuildGlobalComm(int vnc, uint32_t rank, uint32_t world_size);
+  Status Barrier(int vnc, uint32_t rank, uint32_t world_size);
+  StatusOr<std::vector<uint8_t>> AllGather(int vnc, uint32_t rank, uint32_t world_size,
+                                           std::span<const uint8_t> input);
 
   // --- Device profiles (docs/profiling.md) -------------------------------------------------
   // nrt_profile_start: capture every execution of `model` into `filename` (truncated now) until
@@ -191,10 +207,23 @@ class Runtime {
   Tensor* Adopt(std::unique_ptr<Tensor> tensor);
   // The configuration in force: the frozen one once initialised, else a fresh parse.
   StatusOr<RuntimeConfig> CurrentConfig() const;
+  // LoadModel's parse, then LoadParsed. `rank`: the model is a collective rank
+  // (LoadCollectiveModel); unset, a NEFF with collective instructions is NRT_INVALID.
+  StatusOr<model::Model*> LoadBytes(std::span<const uint8_t> neff_bytes, int vnc, int vnc_count,
+                                    std::optional<driver::CollectiveMembership> rank);
   // LoadModel after parsing; `started_ns` is when the load began (for the system trace).
-  StatusOr<model::Model*> LoadParsed(neff::Neff neff, int vnc, int vnc_count, uint64_t started_ns);
+  StatusOr<model::Model*> LoadParsed(neff::Neff neff, int vnc, int vnc_count, uint64_t started_ns,
+                                     std::optional<driver::CollectiveMembership> rank);
 
-  mutable std::shared_mutex mutex_;  // guards everything below
+  // Guards everything below. Held shared by executions (for their whole run, which may wait in
+  // a collective for other ranks — other threads of this process among them) and by calls that
+  // only add objects (allocations, tensor sets, AddToTensorSet), so those never wait for an
+  // execution; held uniquely by calls that destroy or restructure (free, destroy, load, unload,
+  // attach, init, close), which do.
+  mutable std::shared_mutex mutex_;
+  // Guards tensors_, tensor_sets_ and the sets' contents among holders of mutex_ shared
+  // (lock order: mutex_, then this; held briefly).
+  mutable std::shared_mutex objects_mutex_;
   State state_ = State::kStart;
   RuntimeConfig config_;
   std::unique_ptr<CoreMap> core_map_;
@@ -204,6 +233,7 @@ class Runtime {
   std::unordered_set<TensorSet*> tensor_sets_;
   std::unique_ptr<model::ModelRegistry> models_;
   std::unique_ptr<execution::Executor> executor_;  // created at Init, destroyed at Close
+  std::unique_ptr<collectives::HostCollectives> host_collectives_;  // likewise
   neff::ReadOptions read_options_;  // validate_hash from NEURON_RT_VALIDATE_HASH at Init
   // Not guarded by mutex_ (it has its own): the executor records into it during runs.
   profiling::SysTraceRecorder sys_trace_;

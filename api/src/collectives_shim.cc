@@ -1,9 +1,10 @@
-// Collectives: the global communicators, nrt_barrier, nrt_all_gather, collective streams and
-// the NCCL net-plugin bridge. They arrive with collectives; until then every entry point
-// validates its arguments (ranks within the world, buffers) and the lifecycle, then reports
-// NotImplemented (docs/api-status.md). nrt_get_libnccl_net reports its failure through its
-// own out-parameters, as AWS's does.
+// Collectives driven from the host: the global communicators, nrt_barrier and nrt_all_gather
+// (runtime/collectives/host_collectives.h; the ranks meet in the emulated instance's collective
+// hub, docs/collectives.md). Collective streams and the NCCL net-plugin bridge are not
+// emulated: they validate, then report NotImplemented (docs/api-status.md);
+// nrt_get_libnccl_net reports its failure through its own out-parameters, as AWS's does.
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "api/src/shim.h"
@@ -18,19 +19,18 @@ using trnsim::api::Rt;
 
 namespace {
 
-constexpr char kCollectives[] = "collectives (arrive with collectives)";
+constexpr char kCollectiveStreams[] = "collective streams (host-initiated collectives)";
 
-// Rank and world checks, then the core and lifecycle, then NotImplemented.
-NRT_STATUS NotYet(const char* function, int64_t vnc, uint32_t g_device_id,
-                  uint32_t g_device_count) {
+// Rank and world checks, then the core and lifecycle.
+trnsim::Status CheckRank(int64_t vnc, uint32_t g_device_id, uint32_t g_device_count) {
   if (g_device_count == 0 || g_device_id >= g_device_count) {
-    return Report(function, trnsim::InvalidError("rank " + std::to_string(g_device_id) +
-                                                 " is not within a world of " +
-                                                 std::to_string(g_device_count)));
+    return trnsim::InvalidError("rank " + std::to_string(g_device_id) +
+                                " is not within a world of " + std::to_string(g_device_count));
   }
-  trnsim::Status ready = CheckInitializedVnc(vnc);
-  if (!ready.ok()) return Report(function, ready);
-  return NotImplemented(function, kCollectives);
+  if (vnc < 0 || vnc > INT32_MAX) {
+    return trnsim::InvalidError("logical core " + std::to_string(vnc) + " is not a core index");
+  }
+  return CheckInitializedVnc(static_cast<int32_t>(vnc));
 }
 
 }  // namespace
@@ -38,36 +38,57 @@ NRT_STATUS NotYet(const char* function, int64_t vnc, uint32_t g_device_id,
 extern "C" {
 
 NRT_STATUS nrt_build_global_comm(int32_t vnc, uint32_t g_device_id, uint32_t g_device_count) {
-  return NotYet(__func__, vnc, g_device_id, g_device_count);
+  trnsim::Status ok = CheckRank(vnc, g_device_id, g_device_count);
+  if (!ok.ok()) return Report(__func__, ok);
+  return Report(__func__, Rt().BuildGlobalComm(vnc, g_device_id, g_device_count));
 }
 
+// The communicator of host-driven collectives is the same global one in trnsim.
 NRT_STATUS nrt_cc_global_comm_init(uint32_t vnc, uint32_t g_device_id, uint32_t g_device_count) {
-  return NotYet(__func__, vnc, g_device_id, g_device_count);
+  trnsim::Status ok = CheckRank(vnc, g_device_id, g_device_count);
+  if (!ok.ok()) return Report(__func__, ok);
+  return Report(__func__,
+                Rt().BuildGlobalComm(static_cast<int>(vnc), g_device_id, g_device_count));
 }
 
 NRT_STATUS nrt_barrier(int32_t vnc, uint32_t g_device_id, uint32_t g_device_count) {
-  return NotYet(__func__, vnc, g_device_id, g_device_count);
+  trnsim::Status ok = CheckRank(vnc, g_device_id, g_device_count);
+  if (!ok.ok()) return Report(__func__, ok);
+  return Report(__func__, Rt().Barrier(vnc, g_device_id, g_device_count));
 }
 
 NRT_STATUS nrt_all_gather(int32_t vnc, uint32_t g_device_id, uint32_t g_device_count,
                           uint32_t rank_input_size, void* input, void* output) {
   if (input == nullptr && rank_input_size > 0) return NullArgument(__func__, "input");
   if (output == nullptr && rank_input_size > 0) return NullArgument(__func__, "output");
-  return NotYet(__func__, vnc, g_device_id, g_device_count);
+  trnsim::Status ok = CheckRank(vnc, g_device_id, g_device_count);
+  if (!ok.ok()) return Report(__func__, ok);
+  auto gathered = Rt().AllGather(
+      vnc, g_device_id, g_device_count,
+      std::span<const uint8_t>(static_cast<const uint8_t*>(input), rank_input_size));
+  if (!gathered.ok()) return Report(__func__, gathered.status());
+  const uint64_t expected = uint64_t{rank_input_size} * g_device_count;
+  if (gathered->size() != expected) {
+    return Report(__func__, trnsim::FailureError(
+                                "the all-gather returned " + std::to_string(gathered->size()) +
+                                " bytes, expected " + std::to_string(expected)));
+  }
+  if (expected > 0) std::memcpy(output, gathered->data(), expected);
+  return NRT_SUCCESS;
 }
 
 NRT_STATUS nrt_cc_create_stream(uint32_t stream_id) {
   trnsim::Status ready = Rt().CheckInitialized();
   if (!ready.ok()) return Report(__func__, ready);
-  return NotImplemented(__func__, kCollectives);
+  return NotImplemented(__func__, kCollectiveStreams);
 }
 
 // trnsim embeds no NCCL net plugin: NULL, *err = 1 and the reason in err_msg (truncated to
 // err_msg_size bytes, NUL included), plus the usual log line.
 void* nrt_get_libnccl_net(int* err, char* err_msg, size_t err_msg_size) {
   static constexpr char kReason[] =
-      "trnsim embeds no NCCL net plugin: collectives are not emulated yet";
-  NotImplemented(__func__, kCollectives);
+      "trnsim embeds no NCCL net plugin: collectives run in the emulated instance's hub";
+  NotImplemented(__func__, "the NCCL net plugin");
   if (err != nullptr) *err = 1;
   if (err_msg != nullptr && err_msg_size > 0) std::snprintf(err_msg, err_msg_size, "%s", kReason);
   return nullptr;

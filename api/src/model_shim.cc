@@ -56,17 +56,27 @@ NRT_STATUS nrt_load(const void* neff_bytes, size_t size, int32_t vnc, int32_t vn
   return Load(__func__, neff_bytes, size, vnc, vnc_count, model);
 }
 
-// Collectives arrive in a later milestone; until then a NEFF loads here exactly as with nrt_load
-// (that milestone refuses NEFFs whose collectives it cannot serve).
+// A collective NEFF: the model is rank ctx_device_id of ctx_device_count in the communicator
+// NEURON_RT_ROOT_COMM_ID (docs/collectives.md).
 NRT_STATUS nrt_load_collectives(const void* neff_bytes, size_t size, int32_t vnc, int32_t vnc_count,
                                 uint32_t ctx_device_id, uint32_t ctx_device_count,
                                 nrt_model_t** model) {
+  if (neff_bytes == nullptr) return NullArgument(__func__, "neff_bytes");
+  if (model == nullptr) return NullArgument(__func__, "model");
   if (ctx_device_count == 0 || ctx_device_id >= ctx_device_count) {
     return Report(__func__, trnsim::InvalidError("rank " + std::to_string(ctx_device_id) +
                                                  " is not within a world of " +
                                                  std::to_string(ctx_device_count)));
   }
-  return Load(__func__, neff_bytes, size, vnc, vnc_count, model);
+  if (size == 0) return Report(__func__, trnsim::InvalidError("the NEFF is 0 bytes"));
+  trnsim::Status ready = vnc == -1 ? Rt().CheckInitialized() : CheckInitializedVnc(vnc);
+  if (!ready.ok()) return Report(__func__, ready);
+  auto loaded = Rt().LoadCollectiveModel(
+      std::span<const uint8_t>(static_cast<const uint8_t*>(neff_bytes), size), vnc, vnc_count,
+      ctx_device_id, ctx_device_count);
+  if (!loaded.ok()) return Report(__func__, loaded.status());
+  *model = reinterpret_cast<nrt_model_t*>(*loaded);
+  return NRT_SUCCESS;
 }
 
 NRT_STATUS nrt_unload(nrt_model_t* model) {

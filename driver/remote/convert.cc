@@ -348,6 +348,13 @@ void ToProto(const driver::ExecutionRequestOptions& in, v1::ExecutionOptions* ou
   out->set_stochastic_rounding(in.stochastic_rounding);
   out->mutable_rounding_seeds()->Assign(in.rounding_seeds.begin(), in.rounding_seeds.end());
   out->set_record_trace(in.trace != nullptr);
+  if (in.collective) {
+    v1::CollectiveMembership* c = out->mutable_collective();
+    c->set_communicator(in.collective->communicator);
+    c->set_rank(in.collective->rank);
+    c->set_world_size(in.collective->world_size);
+    c->set_execution_sequence(in.collective->execution_sequence);
+  }
 }
 
 StatusOr<driver::ExecutionRequestOptions> ExecutionOptionsFromProto(
@@ -360,6 +367,16 @@ StatusOr<driver::ExecutionRequestOptions> ExecutionOptionsFromProto(
   out.host_timeout = std::chrono::milliseconds(static_cast<Rep>(in.host_timeout_ms()));
   out.stochastic_rounding = in.stochastic_rounding();
   out.rounding_seeds.assign(in.rounding_seeds().begin(), in.rounding_seeds().end());
+  if (in.has_collective()) {
+    const v1::CollectiveMembership& c = in.collective();
+    if (c.world_size() == 0 || c.rank() >= c.world_size()) {
+      return Invalid("rank " + std::to_string(c.rank()) + " of a world of " +
+                         std::to_string(c.world_size()) + " is impossible:",
+                     "ExecutionOptions.collective");
+    }
+    out.collective = driver::CollectiveMembership{c.communicator(), c.rank(), c.world_size(),
+                                                  c.execution_sequence()};
+  }
   return out;
 }
 

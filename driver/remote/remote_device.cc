@@ -150,6 +150,9 @@ class RemoteDevice final : public Device {
   Status UnloadProgram(ProgramHandle program) override;
   StatusOr<simulator::core::ExecutionResult> Execute(
       std::span<const CoreExecution> cores, const ExecutionRequestOptions& options) override;
+  StatusOr<std::vector<uint8_t>> HostCollective(
+      const simulator::collective::HostCollectiveCall& call,
+      const simulator::collective::PortOptions& options) override;
 
  private:
   enum class AttachState { kNotStarted, kPending, kAttached, kEnded };
@@ -635,6 +638,30 @@ StatusOr<simulator::core::ExecutionResult> RemoteDevice::Execute(
                                         std::to_string(cores.size()));
   }
   return result;
+}
+
+StatusOr<std::vector<uint8_t>> RemoteDevice::HostCollective(
+    const simulator::collective::HostCollectiveCall& call,
+      const simulator::collective::PortOptions& options) {
+  v1::HostCollectiveRequest request;
+  request.set_kind(call.kind == simulator::collective::HostCollectiveKind::kAllGather
+                       ? v1::HOST_COLLECTIVE_ALL_GATHER
+                       : v1::HOST_COLLECTIVE_BARRIER);
+  request.set_communicator(call.communicator);
+  request.set_rank(call.rank);
+  request.set_world_size(call.world_size);
+  request.set_sequence(call.sequence);
+  request.set_input(call.input.data(), call.input.size());
+  const std::chrono::milliseconds timeout = options.host_timeout;
+  request.set_timeout_ms(timeout.count() > 0 ? uint64_t(timeout.count()) : 0);
+  // The daemon bounds the wait; the RPC gets rpc_deadline on top of it. (options.cancel is a
+  // local flag: the daemon cancels with the session.)
+  const std::chrono::milliseconds wait =
+      timeout.count() > 0 ? timeout : simulator::collective::kDefaultCollectiveTimeout;
+  v1::HostCollectiveResponse response;
+  TRNSIM_RETURN_IF_ERROR(Call("HostCollective", &v1::Neurond::Stub::HostCollective, request,
+                              &response, wait + options_.rpc_deadline));
+  return std::vector<uint8_t>(response.output().begin(), response.output().end());
 }
 
 }  // namespace

@@ -51,7 +51,7 @@ StatusOr<std::unique_ptr<Device>> OpenSimDevice(const DeviceOptions& options) {
 }
 
 SimDevice::SimDevice(std::unique_ptr<simulator::Instance> instance)
-    : instance_(std::move(instance)) {
+    : instance_(std::move(instance)), collectives_(instance_->spec()) {
   const simulator::InstanceSpec& spec = instance_->spec();
   for (int c = 0; c < spec.chip_count; ++c) {
     for (int h = 0; h < spec.chip->hbm_stacks; ++h) {

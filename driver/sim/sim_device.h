@@ -23,6 +23,9 @@
 // allocation succeeds at once — its handle is unknown from then on — and the memory returns
 // to its pool when the last execution bound to it ends, as the Neuron kernel driver's
 // reference-counted memory chunks do (docs/decisions.md, "Execution").
+// Collectives: an execution with ExecutionRequestOptions::collective gets a port to the
+// instance's CollectiveHub for its `collective` instructions; HostCollective goes to the same
+// hub. A rank blocked in a collective holds its cores (as on hardware) and nothing else.
 // Races: two executions (or an execution and Write/Read/Copy/Fill) touching the same HBM bytes
 // at once race as they would on hardware; ordering them is the caller's job.
 #pragma once
@@ -72,6 +75,9 @@ class SimDevice final : public Device {
   Status UnloadProgram(ProgramHandle program) override;
   StatusOr<simulator::core::ExecutionResult> Execute(
       std::span<const CoreExecution> cores, const ExecutionRequestOptions& options) override;
+  StatusOr<std::vector<uint8_t>> HostCollective(
+      const simulator::collective::HostCollectiveCall& call,
+      const simulator::collective::PortOptions& options) override;
 
   // Test seam: what executions and ReleaseCores are doing, reported with no lock held, with
   // the instance-wide physical cores concerned. kWaitingForCores: an execution found one of
@@ -114,6 +120,8 @@ class SimDevice final : public Device {
   void Notify(Event event, std::span<const int> cores) const;
 
   std::unique_ptr<simulator::Instance> instance_;
+  // Where every execution that is a collective rank meets the others (its own locking).
+  simulator::collective::CollectiveHub collectives_;
   mutable std::shared_mutex mutex_;  // guards everything below
   std::vector<HbmAllocator> allocators_;  // chip * hbm_stacks + hbm
   AllocationMap allocations_;

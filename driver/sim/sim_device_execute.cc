@@ -93,6 +93,12 @@ StatusOr<simulator::core::ExecutionResult> SimDevice::Execute(
   const simulator::InstanceSpec& spec = instance_->spec();
   const simulator::ChipSpec& chip = *spec.chip;
   if (cores.empty()) return InvalidError("an execution needs at least one core");
+  if (options.collective && (options.collective->world_size == 0 ||
+                             options.collective->rank >= options.collective->world_size)) {
+    return InvalidError("collective rank " + std::to_string(options.collective->rank) +
+                        " is not within a world of " +
+                        std::to_string(options.collective->world_size));
+  }
   if (!options.rounding_seeds.empty() && options.rounding_seeds.size() != cores.size()) {
     return InvalidError(std::to_string(options.rounding_seeds.size()) +
                         " stochastic-rounding seeds for " + std::to_string(cores.size()) +
@@ -196,7 +202,32 @@ StatusOr<simulator::core::ExecutionResult> SimDevice::Execute(
   execute_options.host_timeout = options.host_timeout;
   execute_options.cancel = options.cancel;
   execute_options.trace = options.trace;
+  std::unique_ptr<simulator::collective::CollectivePort> port;
+  if (options.collective) {
+    simulator::collective::RankEndpoint endpoint;
+    endpoint.communicator = options.collective->communicator;
+    endpoint.rank = options.collective->rank;
+    endpoint.world_size = options.collective->world_size;
+    endpoint.chip = cores[0].chip;
+    endpoint.execution_sequence = options.collective->execution_sequence;
+    port = collectives_.Attach(std::move(endpoint), {options.host_timeout, options.cancel});
+    execute_options.collectives = port.get();
+  }
   return simulator::core::Execute(chip, runs, execute_options);
+}
+
+}  // namespace trnsim::driver::sim
+
+namespace trnsim::driver::sim {
+
+StatusOr<std::vector<uint8_t>> SimDevice::HostCollective(
+    const simulator::collective::HostCollectiveCall& call,
+      const simulator::collective::PortOptions& options) {
+  if (call.world_size == 0 || call.rank >= call.world_size) {
+    return InvalidError("rank " + std::to_string(call.rank) + " is not within a world of " +
+                        std::to_string(call.world_size));
+  }
+  return collectives_.HostCollective(call, options);
 }
 
 }  // namespace trnsim::driver::sim

@@ -46,14 +46,20 @@ Status Executor::Execute(const model::Model& model, const CoreLocation& where,
 Status Executor::RunOnce(const model::Model& model, const CoreLocation& where,
                          const model::SharedScratchpad& scratchpad, const IoBinding& binding) {
   const std::vector<neff::Subgraph>& subgraphs = model.neff().subgraphs;
-  std::lock_guard<std::mutex> lock(execute_mutex_);
+  std::lock_guard<std::mutex> lock(CoreMutex(model.vnc()));
   const uint64_t run_started_ns = profiling::SysTraceRecorder::NowNs();
-  const uint64_t exec_id = ++runs_;
+  uint64_t exec_id = 0;
+  {
+    std::lock_guard<std::mutex> state_lock(state_mutex_);
+    exec_id = ++runs_;
+  }
   uint64_t execution_index = 0;
+  uint64_t attempt = 0;
   {
     std::lock_guard<std::mutex> records_lock(records_mutex_);
-    auto it = records_.find(&model);
-    if (it != records_.end()) execution_index = it->second.execution_count;
+    ExecutionRecord& record = records_[&model];
+    execution_index = record.execution_count;
+    attempt = record.attempts++;
   }
   driver::AllocationRequest staging_place;
   staging_place.chip = where.chip;
@@ -64,6 +70,12 @@ Status Executor::RunOnce(const model::Model& model, const CoreLocation& where,
   driver::ExecutionRequestOptions request;
   request.host_timeout = options_.host_timeout;
   request.stochastic_rounding = options_.stochastic_rounding;
+  if (model.collective_rank()) {
+    // Ranks meet on the n-th execution of their models: every attempt counts, failed ones too,
+    // so one rank's failure does not shift it against the others.
+    request.collective = *model.collective_rank();
+    request.collective->execution_sequence = attempt;
+  }
   for (size_t sg = 0; sg < subgraphs.size(); ++sg) {
     const model::SubgraphMemory& memory = model.memory(static_cast<int>(sg));
     TRNSIM_RETURN_IF_ERROR(WriteIoAddresses(subgraphs[sg], memory, binding, device_));
@@ -82,7 +94,11 @@ Status Executor::RunOnce(const model::Model& model, const CoreLocation& where,
   }
 
   const bool profiled = profiles_.Wants(&model);
-  const bool inspected = inspect_selector_.NextExecution(model.id());
+  bool inspected = false;
+  {
+    std::lock_guard<std::mutex> state_lock(state_mutex_);
+    inspected = inspect_selector_.NextExecution(model.id());
+  }
   simulator::core::ExecutionTrace trace;
   if (profiled || inspected) request.trace = &trace;
 
@@ -120,17 +136,24 @@ Status Executor::RunOnce(const model::Model& model, const CoreLocation& where,
   return Status::Ok();
 }
 
+std::mutex& Executor::CoreMutex(int vnc) {
+  std::lock_guard<std::mutex> lock(state_mutex_);
+  std::unique_ptr<std::mutex>& slot = core_mutexes_[vnc];
+  if (slot == nullptr) slot = std::make_unique<std::mutex>();
+  return *slot;
+}
+
 std::optional<ExecutionRecord> Executor::Last(const model::Model* model) const {
   std::lock_guard<std::mutex> lock(records_mutex_);
   auto it = records_.find(model);
-  if (it == records_.end()) return std::nullopt;
+  if (it == records_.end() || it->second.execution_count == 0) return std::nullopt;
   return it->second;
 }
 
 void Executor::Forget(const model::Model* model, uint64_t model_id) {
   profiles_.Forget(model);
   {
-    std::lock_guard<std::mutex> lock(execute_mutex_);
+    std::lock_guard<std::mutex> lock(state_mutex_);
     inspect_selector_.Forget(model_id);
   }
   std::lock_guard<std::mutex> lock(records_mutex_);
@@ -191,9 +214,14 @@ void Executor::Capture(const model::Model& model, bool profiled, bool inspected,
     // Inspect capture never fails the execution: a profile that cannot be written is logged.
     std::error_code error;
     std::filesystem::create_directories(options_.inspect_dir, error);
+    uint64_t session = 0;
+    {
+      std::lock_guard<std::mutex> lock(state_mutex_);
+      session = ++inspect_sessions_;
+    }
     const std::string path = options_.inspect_dir + "/profile_nc_" +
                              std::to_string(model.vnc()) + "_session_" +
-                             std::to_string(++inspect_sessions_) + ".ntff";
+                             std::to_string(session) + ".ntff";
     const profiling::ProfiledExecution* one = &execution;
     Status written = profiling::WriteProfile(path, HeaderFor(model), std::span(one, 1));
     if (!written.ok()) {

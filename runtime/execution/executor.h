@@ -13,9 +13,9 @@
 // (driver/sim/sim_device.h). Stochastic rounding: the seed of subgraph k's core in execution n
 // of a model derives from (NEURON_RT_STOCHASTIC_ROUNDING_SEED, n, k) and is passed per core.
 //
-// Serialisation: one mutex around every run (address rewriting, staging, Device::Execute), so
-// at most one execution runs in the process at a time. The device itself runs executions on
-// distinct cores concurrently (several processes on one neurond, or a future finer lock here).
+// Serialisation: one mutex per logical core around every run on it (address rewriting, staging,
+// Device::Execute): executions on distinct logical cores run concurrently — which collective
+// ranks in one process need, as each waits in the device for the others.
 //
 // Statistics: the result of each model's last successful execution and its execution count are
 // kept until Forget (nrt_unload). With `report` set (TRNSIM_EXEC_REPORT) every execution writes
@@ -71,6 +71,7 @@ struct ExecutorOptions {
 struct ExecutionRecord {
   simulator::core::ExecutionResult last;  // the last successful execution
   uint64_t execution_count = 0;           // successful executions since load
+  uint64_t attempts = 0;                  // executions started since load (failed included)
   uint64_t host_ns = 0;                   // host time the last execution took
 };
 
@@ -116,13 +117,17 @@ class Executor {
   const simulator::ChipSpec& chip_;
   ExecutorOptions options_;
 
-  std::mutex execute_mutex_;  // held across every run
+  // The run lock of logical core `vnc` (created on first use; never freed before the executor).
+  std::mutex& CoreMutex(int vnc);
+
+  std::mutex state_mutex_;  // guards core_mutexes_ (the map), runs_, inspect_*
+  std::unordered_map<int, std::unique_ptr<std::mutex>> core_mutexes_;
   mutable std::mutex records_mutex_;  // guards records_
   std::unordered_map<const model::Model*, ExecutionRecord> records_;
   profiling::ProfileSessions profiles_;
-  uint64_t inspect_sessions_ = 0;  // inspect profiles written; guarded by execute_mutex_
-  profiling::InspectDeviceSelector inspect_selector_;  // guarded by execute_mutex_
-  uint64_t runs_ = 0;  // runs started in the process (system trace exec_id); execute_mutex_
+  uint64_t inspect_sessions_ = 0;  // inspect profiles written; guarded by state_mutex_
+  profiling::InspectDeviceSelector inspect_selector_;  // guarded by state_mutex_
+  uint64_t runs_ = 0;  // runs started in the process (system trace exec_id); state_mutex_
 };
 
 }  // namespace trnsim::runtime::execution

@@ -37,6 +37,9 @@ StatusOr<EnginePrograms> EnginePrograms::Decode(const neff::Neff& neff,
         return InvalidError(where + "the stream is encoded for engine '" +
                             std::string(isa::EngineName(program->engine)) + "'");
       }
+      for (const isa::Instruction& inst : program->instructions) {
+        out.has_collectives_ |= inst.opcode == isa::Opcode::kCollective;
+      }
       out.programs_[k][static_cast<size_t>(engine.engine)] = std::move(*program);
     }
   }

@@ -35,10 +35,14 @@ class EnginePrograms {
   // stream or the model is foreign.
   const isa::Program* program(size_t subgraph, neff::EngineKind engine) const;
   size_t stream_count() const { return stream_count_; }
+  // True when some decoded stream holds a `collective` instruction (docs/isa.md §7.8): the
+  // model must be loaded as a rank (nrt_load_collectives).
+  bool has_collectives() const { return has_collectives_; }
 
  private:
   bool foreign_ = false;
   size_t stream_count_ = 0;          // non-empty streams in the NEFF
+  bool has_collectives_ = false;
   std::vector<PerEngine> programs_;  // one per subgraph; empty when foreign
 };
 

@@ -40,6 +40,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -97,6 +98,14 @@ class Model final : public ScratchpadUser {
   // OK when the model can be executed; NRT_INVALID with kForeignModelMessage when foreign.
   Status CheckExecutable() const;
 
+  // The model's rank in a collective communicator: set by nrt_load_collectives right after the
+  // load, before anyone else sees the model; unset for nrt_load. Every execution of the model
+  // carries it (with its sequence number) to the device (driver::CollectiveMembership).
+  const std::optional<driver::CollectiveMembership>& collective_rank() const {
+    return collective_rank_;
+  }
+  void SetCollectiveRank(driver::CollectiveMembership rank) { collective_rank_ = std::move(rank); }
+
   const neff::Neff& neff() const { return neff_; }
   const EnginePrograms& programs() const { return programs_; }
   const SubgraphMemory& memory(int subgraph) const { return *memory_[subgraph]; }
@@ -137,6 +146,7 @@ class Model final : public ScratchpadUser {
   bool attached_ = false;                                // to target_.scratchpad
   std::vector<driver::ProgramHandle> program_handles_;   // one per subgraph; empty if foreign
   std::vector<std::unique_ptr<DeviceStorage>> code_;     // one per subgraph (null: no code)
+  std::optional<driver::CollectiveMembership> collective_rank_;
 };
 
 }  // namespace trnsim::runtime::model

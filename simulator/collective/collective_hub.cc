@@ -16,6 +16,10 @@ namespace {
 
 // Failed rendezvous remembered so that late arrivals fail at once; the oldest are forgotten.
 constexpr size_t kMaxTombstones = 4096;
+// How long a failure waits for its late ranks. Each rank that was missing gets it once; after
+// that (or this long) the key is free again, so a job rerun with the same communicator on the
+// same daemon starts clean (collective_hub.h).
+constexpr std::chrono::seconds kTombstoneLifetime{60};
 // How often a waiting rank wakes to look at its cancel flag.
 constexpr std::chrono::milliseconds kPollSlice{20};
 
@@ -47,6 +51,13 @@ struct Rendezvous {
   Status failure;                           // ok when the rendezvous succeeded
   std::vector<CollectiveOutcome> outcomes;  // by position, when it succeeded
   std::condition_variable cv;
+};
+
+// A failed rendezvous, for the members that had not arrived when it failed.
+struct Tombstone {
+  Status status;
+  std::vector<uint32_t> owed;  // ranks that have not been told yet
+  std::chrono::steady_clock::time_point expires;
 };
 
 std::string RankList(const std::vector<uint32_t>& ranks) {
@@ -148,7 +159,18 @@ class CollectiveHub::Impl {
   // Under the lock: the rendezvous of `key` with `rank`'s slot, creating it on first arrival.
   StatusOr<Joined> Join(const Key& key, const std::string& label,
                         const std::vector<uint32_t>& members, uint32_t rank) {
-    if (auto dead = tombstones_.find(key); dead != tombstones_.end()) return dead->second;
+    if (auto dead = tombstones_.find(key); dead != tombstones_.end()) {
+      Tombstone& t = dead->second;
+      auto owed = std::find(t.owed.begin(), t.owed.end(), rank);
+      if (owed != t.owed.end() && std::chrono::steady_clock::now() < t.expires) {
+        Status status = t.status;
+        t.owed.erase(owed);
+        if (t.owed.empty()) tombstones_.erase(dead);  // its order entry goes when it ages out
+        return status;
+      }
+      // A rank that was there when it failed, or a failure long past: a new meeting (a rerun).
+      tombstones_.erase(dead);
+    }
     std::shared_ptr<Rendezvous>& slot = open_[key];
     if (!slot) {
       slot = std::make_shared<Rendezvous>();
@@ -233,7 +255,11 @@ class CollectiveHub::Impl {
     rv.finished = true;
     if (auto it = open_.find(key); it != open_.end() && it->second.get() == &rv) open_.erase(it);
     if (!status.ok()) {
-      if (tombstones_.emplace(key, status).second) {
+      Tombstone t{status, {}, std::chrono::steady_clock::now() + kTombstoneLifetime};
+      for (size_t p = 0; p < rv.members.size(); ++p) {
+        if (!rv.present[p]) t.owed.push_back(rv.members[p]);
+      }
+      if (!t.owed.empty() && tombstones_.insert_or_assign(key, std::move(t)).second) {
         tombstone_order_.push_back(key);
         if (tombstone_order_.size() > kMaxTombstones) {
           tombstones_.erase(tombstone_order_.front());
@@ -299,7 +325,7 @@ class CollectiveHub::Impl {
   const InstanceSpec& spec_;
   std::mutex mutex_;
   std::map<Key, std::shared_ptr<Rendezvous>> open_;
-  std::map<Key, Status> tombstones_;
+  std::map<Key, Tombstone> tombstones_;
   std::deque<Key> tombstone_order_;
 };
 

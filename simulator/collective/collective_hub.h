@@ -14,8 +14,11 @@
 // Failure: a rank that does not arrive within the waiting ranks' host timeout fails them with
 // NRT_TIMEOUT naming the missing ranks; a rank whose execution is cancelled (its process ended,
 // neurond's session cancel flag) while waiting fails the rendezvous for all with
-// NRT_EXEC_HW_ERR_COLLECTIVES naming it. A failed rendezvous is remembered (bounded), so ranks
-// arriving later fail at once with the same status instead of waiting. A call that cannot fit
+// NRT_EXEC_HW_ERR_COLLECTIVES naming it. A failed rendezvous is remembered for the ranks
+// that had not arrived: each of them, arriving later, fails at once with the same status instead
+// of waiting — once, and only for 60 s (4096 failures at most). A rank that was present when it
+// failed arriving again means a new meeting (the job was rerun with the same communicator): the
+// failure is forgotten. A call that cannot fit
 // its own group (sizes, dtype, reduction op; collective_compute.h) fails at once with
 // NRT_INVALID on its rank only.
 // Timing: every member completes at max(arrival_ps over the members) + EstimateCollective's

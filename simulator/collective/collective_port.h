@@ -1,4 +1,4 @@
-// CollectivePort: how the chip model hands a `collective` instruction (docs/isa.md §7.9) to the
+// CollectivePort: how the chip model hands a `collective` instruction (docs/isa.md §7.8) to the
 // machinery that joins it with the same instruction on the other ranks of its replica group —
 // the part the CC cores and NeuronLink play on hardware (docs/collectives.md).
 //

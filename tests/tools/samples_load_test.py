@@ -4,7 +4,9 @@ inputs and outputs its manifest declares (nrt_load + nrt_get_model_tensor_info),
 framework wrapper sees them from ctypes.
 
 Usage: samples_load_test.py PATH/TO/libnrt.so.1 PREFIX/share/trnsim/neff LNC
-Loads the samples built for LNC (the runtime runs with NEURON_LOGICAL_NC_CONFIG=LNC).
+Loads the samples built for LNC (the runtime runs with NEURON_LOGICAL_NC_CONFIG=LNC). A
+collective sample (manifest "collective_ranks") must be refused by nrt_load (NRT_INVALID) and
+load with nrt_load_collectives as rank 0 of its world.
 Last line: "N passed, M failed"; exit status 1 on any failure.
 """
 import ctypes as C
@@ -32,12 +34,15 @@ class TensorInfoArray(C.Structure):
 
 def main(lib_path, samples, lnc):
     os.environ["NEURON_LOGICAL_NC_CONFIG"] = str(lnc)
+    os.environ["NEURON_RT_ROOT_COMM_ID"] = "127.0.0.1:29500"  # for the collective samples
     for var in ("NEURON_RT_VISIBLE_CORES", "NEURON_RT_NUM_CORES", "TRNSIM_DAEMON"):
         os.environ.pop(var, None)
     lib = C.CDLL(lib_path)
     P = C.c_void_p
     lib.nrt_init.argtypes = [C.c_int, C.c_char_p, C.c_char_p]
     lib.nrt_load.argtypes = [P, C.c_size_t, C.c_int32, C.c_int32, C.POINTER(P)]
+    lib.nrt_load_collectives.argtypes = [P, C.c_size_t, C.c_int32, C.c_int32, C.c_uint32,
+                                         C.c_uint32, C.POINTER(P)]
     lib.nrt_unload.argtypes = [P]
     lib.nrt_get_model_tensor_info.argtypes = [P, C.POINTER(C.POINTER(TensorInfoArray))]
     lib.nrt_free_model_tensor_info.argtypes = [C.POINTER(TensorInfoArray)]
@@ -51,7 +56,13 @@ def main(lib_path, samples, lnc):
         buf = C.create_string_buffer(data, len(data))
         model = P()
         st = lib.nrt_load(buf, len(data), 0, -1, C.byref(model))
-        expect(st == 0, f"{s['name']}: nrt_load status {st}")
+        if "collective_ranks" in s:
+            expect(st == 2, f"{s['name']}: nrt_load of a collective NEFF is NRT_INVALID ({st})")
+            world = max(1, s["collective_ranks"])
+            st = lib.nrt_load_collectives(buf, len(data), 0, -1, 0, world, C.byref(model))
+            expect(st == 0, f"{s['name']}: nrt_load_collectives status {st}")
+        else:
+            expect(st == 0, f"{s['name']}: nrt_load status {st}")
         if st != 0:
             continue
         info = C.POINTER(TensorInfoArray)()

@@ -112,6 +112,9 @@ class NeurondService final : public v1::Neurond::Service {
                              v1::UnloadProgramResponse* response) override;
   grpc::Status Execute(grpc::ServerContext* context, const v1::ExecuteRequest* request,
                        v1::ExecuteResponse* response) override;
+  grpc::Status HostCollective(grpc::ServerContext* context,
+                              const v1::HostCollectiveRequest* request,
+                              v1::HostCollectiveResponse* response) override;
 
   grpc::Status Status(grpc::ServerContext* context, const v1::StatusRequest* request,
                       v1::StatusResponse* response) override;

@@ -4,6 +4,7 @@
 // Execute also feeds the counters of Status: per core (under counters_mutex_, taken only
 // after the Device call) and per session (Session::BeginExecution / EndExecution).
 #include <chrono>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -139,6 +140,47 @@ grpc::Status NeurondService::Execute(grpc::ServerContext* context,
     session->EndExecution(scope, sample);
   }
   Reply(*session, "Execute", status, response->mutable_status());
+  return grpc::Status::OK;
+}
+
+// Host-driven collectives: the session's process joins the instance's hub; the wait ends with
+// the session (its cancel flag), so a client that dies fails the others' barrier at once.
+grpc::Status NeurondService::HostCollective(grpc::ServerContext* context,
+                                            const v1::HostCollectiveRequest* request,
+                                            v1::HostCollectiveResponse* response) {
+  grpc::Status denied;
+  std::shared_ptr<Session> session = Authenticate(context, "HostCollective", &denied);
+  if (session == nullptr) return denied;
+  auto run = [&]() -> trnsim::Status {
+    simulator::collective::HostCollectiveCall call;
+    switch (request->kind()) {
+      case v1::HOST_COLLECTIVE_BARRIER:
+        call.kind = simulator::collective::HostCollectiveKind::kBarrier;
+        break;
+      case v1::HOST_COLLECTIVE_ALL_GATHER:
+        call.kind = simulator::collective::HostCollectiveKind::kAllGather;
+        break;
+      default:
+        return InvalidError("HostCollectiveRequest.kind " + std::to_string(request->kind()) +
+                            " is not a host collective");
+    }
+    using Rep = std::chrono::milliseconds::rep;
+    if (request->timeout_ms() > uint64_t(std::numeric_limits<Rep>::max())) {
+      return InvalidError("HostCollectiveRequest.timeout_ms is out of range");
+    }
+    call.communicator = request->communicator();
+    call.rank = request->rank();
+    call.world_size = request->world_size();
+    call.sequence = request->sequence();
+    call.input.assign(request->input().begin(), request->input().end());
+    simulator::collective::PortOptions options;
+    options.host_timeout = std::chrono::milliseconds(Rep(request->timeout_ms()));
+    options.cancel = session->cancel_flag();
+    TRNSIM_ASSIGN_OR_RETURN(std::vector<uint8_t> output, device_->HostCollective(call, options));
+    response->set_output(output.data(), output.size());
+    return trnsim::Status::Ok();
+  };
+  Reply(*session, "HostCollective", run(), response->mutable_status());
   return grpc::Status::OK;
 }
 

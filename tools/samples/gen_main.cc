@@ -96,7 +96,9 @@ int main(int argc, char** argv) {
   }
   if (out_dir.empty()) return Fail("--out DIR is required");
   Json manifest = Json::array();
-  for (const SampleSpec& spec : trnsim::samples::AllSamples()) {
+  std::vector<SampleSpec> specs = trnsim::samples::AllSamples();
+  for (SampleSpec& spec : trnsim::samples::CollectiveSamples()) specs.push_back(std::move(spec));
+  for (const SampleSpec& spec : specs) {
     if (!names.empty() && std::find(names.begin(), names.end(), spec.name) == names.end()) continue;
     trnsim::kb::KernelBuilder k({spec.name, chip, spec.lnc});
     trnsim::samples::Generator gen = trnsim::samples::GeneratorFor(spec.name);
@@ -125,7 +127,7 @@ int main(int argc, char** argv) {
         total += n;
       }
     }
-    std::printf("%-22s %9zu bytes %7zu instructions\n", (spec.name + ".neff").c_str(),
+    std::printf("%-32s %9zu bytes %7zu instructions\n", (spec.name + ".neff").c_str(),
                 bytes->size(), total);
     bool with_data =
         std::find_if(std::begin(kDataSamples), std::end(kDataSamples),
@@ -144,6 +146,9 @@ int main(int argc, char** argv) {
          {"tolerance", {{"rtol", spec.tolerance.rtol}, {"atol", spec.tolerance.atol}}},
          {"neff_bytes", bytes->size()},
          {"instructions", counts}});
+    // Collective samples: the world they are built for (-1: any); load with
+    // nrt_load_collectives.
+    if (spec.ranks != 0) manifest.back()["collective_ranks"] = spec.ranks;
     if (with_data) {
       manifest.back()["inputs_dir"] = spec.name + ".inputs";
       manifest.back()["expected_dir"] = spec.name + ".expected";

@@ -8,13 +8,14 @@
 //   ACT  hT[c] = gelu(hT_psum[c])                 bf16, kept for all chunks
 //   PE   for each token tile t: y_psum [128, D] = sum over H chunks of hT[c][:, t]^T . w2[c, :]
 //   DVE  y = bf16(y_psum); DVE stores it
+// EmitGeluMlp is the body; the tensor-parallel samples (collectives.cc) store an fp32 partial y.
 #include "tools/samples/sample_kernels.h"
 
 namespace trnsim::samples {
 
-Status GenerateGeluMlp(const SampleSpec& spec, kb::KernelBuilder& k) {
-  TRNSIM_ASSIGN_OR_RETURN(std::vector<kb::HbmTensor> io, DeclareIo(spec, k));
-  const kb::HbmTensor &x = io[0], &w1 = io[1], &w2 = io[2], &y = io[3];
+StatusOr<std::vector<kb::InstRef>> EmitGeluMlp(kb::KernelBuilder& k, const kb::HbmTensor& x,
+                                               const kb::HbmTensor& w1, const kb::HbmTensor& w2,
+                                               const kb::HbmTensor& y) {
   const int T = static_cast<int>(x.rows()), D = static_cast<int>(x.cols());
   const int H = static_cast<int>(w1.cols()), N = static_cast<int>(w2.cols());
   const int DT = D / 128, HT = H / 128, TT = T / 128;
@@ -30,7 +31,7 @@ Status GenerateGeluMlp(const SampleSpec& spec, kb::KernelBuilder& k) {
   for (int s = 0; s < 2; ++s) {
     TRNSIM_ASSIGN_OR_RETURN(hps[s], core.AllocPsum("h_psum", f32, 128, T, bank));
     TRNSIM_ASSIGN_OR_RETURN(yps[s], core.AllocPsum("y_psum", f32, 128, N, bank));
-    TRNSIM_ASSIGN_OR_RETURN(ty[s], core.AllocSbuf("y", bf16, 128, N));
+    TRNSIM_ASSIGN_OR_RETURN(ty[s], core.AllocSbuf("y", y.dtype, 128, N));
   }
   // x^T: partition p, tile dt, token t  <-  x[t, dt * 128 + p].
   kb::InstRef lx = core.sp().DmaCopy(xt.ap({{u16(DT), T}, {u16(T), 1}}),
@@ -73,7 +74,13 @@ Status GenerateGeluMlp(const SampleSpec& spec, kb::KernelBuilder& k) {
     copies.push_back(copy);
     stores.push_back(st);
   }
-  return k.status();
+  TRNSIM_RETURN_IF_ERROR(k.status());
+  return stores;
+}
+
+Status GenerateGeluMlp(const SampleSpec& spec, kb::KernelBuilder& k) {
+  TRNSIM_ASSIGN_OR_RETURN(std::vector<kb::HbmTensor> io, DeclareIo(spec, k));
+  return EmitGeluMlp(k, io[0], io[1], io[2], io[3]).status();
 }
 
 }  // namespace trnsim::samples

@@ -25,6 +25,8 @@ Generator GeneratorFor(const std::string& name) {
   if (starts("layernorm_")) return GenerateLayerNorm;
   if (starts("mlp_gelu_")) return GenerateGeluMlp;
   if (starts("attention_")) return GenerateAttention;
+  if (starts("allreduce_")) return GenerateAllReduce;
+  if (starts("mlp_tp")) return GenerateTpMlp;
   return nullptr;
 }
 

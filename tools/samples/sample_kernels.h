@@ -22,6 +22,15 @@ Status GenerateRmsNorm(const SampleSpec& spec, kb::KernelBuilder& k);    // norm
 Status GenerateLayerNorm(const SampleSpec& spec, kb::KernelBuilder& k);  // norms.cc
 Status GenerateGeluMlp(const SampleSpec& spec, kb::KernelBuilder& k);    // mlp.cc
 Status GenerateAttention(const SampleSpec& spec, kb::KernelBuilder& k);  // attention.cc
+Status GenerateAllReduce(const SampleSpec& spec, kb::KernelBuilder& k);  // collectives.cc
+Status GenerateTpMlp(const SampleSpec& spec, kb::KernelBuilder& k);      // collectives.cc
+
+// The body of mlp_gelu: y = (gelu(x . w1) rounded to bf16) . w2, accumulated in fp32 and
+// stored in y's dtype, 128 rows at a time by DVE on DMA queue 3 (mlp.cc). Returns the stores,
+// in order (one queue: the last one's completion means all have landed).
+StatusOr<std::vector<kb::InstRef>> EmitGeluMlp(kb::KernelBuilder& k, const kb::HbmTensor& x,
+                                               const kb::HbmTensor& w1, const kb::HbmTensor& w2,
+                                               const kb::HbmTensor& y);
 
 // The generator of a sample, by the sample's name prefix; nullptr if none.
 Generator GeneratorFor(const std::string& sample_name);

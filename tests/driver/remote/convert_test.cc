@@ -432,6 +432,32 @@ TEST(ExecutionConvertTest, ExecutionOptionsRoundTripAndAHugeTimeoutIsRefused) {
   EXPECT_EQ(message.host_timeout_ms(), 0u);
 }
 
+TEST(ExecutionConvertTest, CollectiveMembershipRoundTripsAndAnImpossibleRankIsRefused) {
+  driver::ExecutionRequestOptions in;
+  v1::ExecutionOptions message;
+  ToProto(in, &message);
+  EXPECT_FALSE(message.has_collective());
+  StatusOr<driver::ExecutionRequestOptions> none = ExecutionOptionsFromProto(ThroughWire(message));
+  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  EXPECT_FALSE(none->collective.has_value());
+
+  in.collective = driver::CollectiveMembership{"10.0.0.1:29500", 13, 64, uint64_t{1} << 40};
+  ToProto(in, &message);
+  StatusOr<driver::ExecutionRequestOptions> out = ExecutionOptionsFromProto(ThroughWire(message));
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  ASSERT_TRUE(out->collective.has_value());
+  EXPECT_EQ(out->collective->communicator, "10.0.0.1:29500");
+  EXPECT_EQ(out->collective->rank, 13u);
+  EXPECT_EQ(out->collective->world_size, 64u);
+  EXPECT_EQ(out->collective->execution_sequence, uint64_t{1} << 40);
+
+  message.mutable_collective()->set_rank(64);
+  ExpectInvalid(ExecutionOptionsFromProto(message), "ExecutionOptions.collective");
+  message.mutable_collective()->set_rank(0);
+  message.mutable_collective()->set_world_size(0);
+  ExpectInvalid(ExecutionOptionsFromProto(message), "ExecutionOptions.collective");
+}
+
 TEST(ExecutionConvertTest, ExecutionResultRoundTripsEveryStat) {
   core::ExecutionResult in;
   in.duration_ps = 987654321;

@@ -91,6 +91,21 @@ TEST(CollectiveHubFailure, MissingRankTimesOutNamingIt) {
   EXPECT_EQ(late_result[0].status().code(), StatusCode::kTimeout);
   EXPECT_TRUE(Contains(late_result[0].status(), "rank 3 of group"))
       << late_result[0].status().message();
+  // Told once: the same key is a new meeting afterwards (a rerun of the job) — all four meet.
+  auto rerun = RunRanks(hub, 4, FourRanks(milliseconds(5000)));
+  for (auto& r : rerun) EXPECT_TRUE(r.ok()) << r.status().ToString();
+}
+
+TEST(CollectiveHubFailure, ARankThatWasPresentStartsANewMeetingAfterAFailure) {
+  // Ranks 0-2 time out waiting for rank 3; then the job is rerun: rank 0 (present when it
+  // failed) comes first, so the old failure is forgotten and the rerun meets normally.
+  CollectiveHub hub(Trn2_48xl());
+  auto ranks = FourRanks(milliseconds(100));
+  ranks.pop_back();
+  for (auto& r : RunRanks(hub, 4, ranks)) ASSERT_EQ(r.status().code(), StatusCode::kTimeout);
+  auto rerun = FourRanks(milliseconds(5000));
+  for (size_t i = 1; i < rerun.size(); ++i) rerun[i].delay = milliseconds(50);
+  for (auto& r : RunRanks(hub, 4, rerun)) EXPECT_TRUE(r.ok()) << r.status().ToString();
 }
 
 TEST(CollectiveHubFailure, CancelledRankFailsTheOthersNamingIt) {

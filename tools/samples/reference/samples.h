@@ -37,7 +37,12 @@ struct SampleSpec {
   std::vector<TensorSpec> outputs;
   Tolerance tolerance;
   std::string math;  // one line for docs and the manifest
+  // The reference of a single-core sample; empty for collective samples, whose result depends
+  // on the other ranks (their tests compute it).
   std::function<std::vector<Array>(const std::vector<Array>&)> reference;
+  // Collective samples (CollectiveSamples): the world size the NEFF is built for, -1 for any
+  // world (an all-reduce over whatever world nrt_load_collectives gives); 0 for the others.
+  int ranks = 0;
 };
 
 inline constexpr float kRmsNormEps = 1e-6f;
@@ -153,6 +158,52 @@ inline std::vector<SampleSpec> AllSamples() {
                [](const std::vector<Array>& in) {
                  return std::vector<Array>{ref::Attention(in[0], in[1], in[2], "out")};
                }});
+  return s;
+}
+
+// The hidden width of the tensor-parallel MLP samples: mlp_gelu_bf16's 1024 for 4 ranks (so
+// the single-core sample is the reference), 2048 for 16 (128 hidden units per rank).
+inline uint32_t TpMlpHidden(int ranks) { return ranks == 4 ? 1024 : 2048; }
+
+// Collective samples (load with nrt_load_collectives; docs/toolchain.md "Sample kernels"):
+//   allreduce_<dtype>[_small][_lnc2]  one input `in`, one output `out` = the sum of every rank's
+//                                     `in` over the world given at load
+//   mlp_tp<R>_bf16                    mlp_gelu_bf16 split over R ranks Megatron-style: each rank
+//                                     holds columns [r·H/R, (r+1)·H/R) of w1 and the same rows of
+//                                     w2, computes its partial y in fp32, and an fp32 all-reduce
+//                                     sums the partials before the bf16 rounding
+inline std::vector<SampleSpec> CollectiveSamples() {
+  constexpr Dtype kF32 = Dtype::kFloat32, kBf16 = Dtype::kBfloat16;
+  auto all_reduce = [](std::string name, Dtype dtype, uint32_t cols, int lnc) {
+    SampleSpec s;
+    s.name = std::move(name);
+    s.lnc = lnc;
+    s.inputs = {{"in", dtype, {128, cols}}};
+    s.outputs = {{"out", dtype, {128, cols}}};
+    s.tolerance = {0.0, 0.0};
+    s.math = "out = sum over the world of in (exact for fp32 integers; docs/collectives.md)";
+    s.ranks = -1;
+    return s;
+  };
+  std::vector<SampleSpec> s = {all_reduce("allreduce_fp32", kF32, 1024, 1),
+                               all_reduce("allreduce_fp32_lnc2", kF32, 1024, 2),
+                               all_reduce("allreduce_fp32_small_lnc2", kF32, 256, 2),
+                               all_reduce("allreduce_bf16_lnc2", kBf16, 1024, 2)};
+  for (int ranks : {4, 16}) {
+    const uint32_t h = TpMlpHidden(ranks) / uint32_t(ranks);
+    SampleSpec tp;
+    tp.name = "mlp_tp" + std::to_string(ranks) + "_bf16";
+    tp.lnc = 1;
+    tp.inputs = {{"x", kBf16, {256, 512}},
+                 {"w1", kBf16, {512, h}, -0.08f, 0.08f},
+                 {"w2", kBf16, {h, 512}, -0.06f, 0.06f}};
+    tp.outputs = {{"y", kBf16, {256, 512}}};
+    tp.tolerance = {2e-2, 2e-3};
+    tp.math = "y = bf16(all_reduce_fp32(gelu(x . w1[:, shard]) . w2[shard, :])) over " +
+              std::to_string(ranks) + " ranks";
+    tp.ranks = ranks;
+    s.push_back(std::move(tp));
+  }
   return s;
 }
 

@@ -1,0 +1,84 @@
+#include "runtime/collectives/host_collectives.h"
+
+#include <utility>
+
+namespace trnsim::runtime::collectives {
+
+Status CheckRootCommId(const std::string& root_comm_id, const char* what) {
+  if (!root_comm_id.empty()) return Status::Ok();
+  return InvalidError(std::string(what) +
+                      " needs NEURON_RT_ROOT_COMM_ID (host:port of rank 0, the same for every "
+                      "rank of the job), and it is not set");
+}
+
+HostCollectives::HostCollectives(driver::Device* device, std::string root_comm_id,
+                                 std::chrono::milliseconds timeout)
+    : device_(device), root_comm_id_(std::move(root_comm_id)), timeout_(timeout) {}
+
+Status HostCollectives::BuildGlobalComm(int vnc, uint32_t rank, uint32_t world_size) {
+  TRNSIM_RETURN_IF_ERROR(CheckRootCommId(root_comm_id_, "a global communicator"));
+  if (world_size == 0 || rank >= world_size) {
+    return InvalidError("rank " + std::to_string(rank) + " is not within a world of " +
+                        std::to_string(world_size));
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  Comm& comm = comms_[vnc];
+  if (comm.built && (comm.rank != rank || comm.world_size != world_size)) {
+    return InvalidError("logical core " + std::to_string(vnc) +
+                        " already has a global communicator as rank " +
+                        std::to_string(comm.rank) + " of " + std::to_string(comm.world_size) +
+                        ", not rank " + std::to_string(rank) + " of " +
+                        std::to_string(world_size));
+  }
+  comm.built = true;
+  comm.rank = rank;
+  comm.world_size = world_size;
+  return Status::Ok();
+}
+
+StatusOr<uint64_t> HostCollectives::Begin(int vnc, uint32_t rank, uint32_t world_size) {
+  TRNSIM_RETURN_IF_ERROR(CheckRootCommId(root_comm_id_, "a host collective"));
+  if (world_size == 0 || rank >= world_size) {
+    return InvalidError("rank " + std::to_string(rank) + " is not within a world of " +
+                        std::to_string(world_size));
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  Comm& comm = comms_[vnc];
+  if (comm.built && (comm.rank != rank || comm.world_size != world_size)) {
+    return InvalidError("logical core " + std::to_string(vnc) + " is rank " +
+                        std::to_string(comm.rank) + " of " + std::to_string(comm.world_size) +
+                        " in its global communicator, not rank " + std::to_string(rank) +
+                        " of " + std::to_string(world_size));
+  }
+  return comm.next_sequence++;
+}
+
+StatusOr<std::vector<uint8_t>> HostCollectives::Run(
+    simulator::collective::HostCollectiveKind kind, int vnc, uint32_t rank, uint32_t world_size,
+    std::span<const uint8_t> input) {
+  TRNSIM_ASSIGN_OR_RETURN(uint64_t sequence, Begin(vnc, rank, world_size));
+  simulator::collective::HostCollectiveCall call;
+  call.kind = kind;
+  call.communicator = root_comm_id_;
+  call.rank = rank;
+  call.world_size = world_size;
+  call.sequence = sequence;
+  call.input.assign(input.begin(), input.end());
+  simulator::collective::PortOptions options;
+  options.host_timeout = timeout_;
+  return device_->HostCollective(call, options);
+}
+
+Status HostCollectives::Barrier(int vnc, uint32_t rank, uint32_t world_size) {
+  return Run(simulator::collective::HostCollectiveKind::kBarrier, vnc, rank, world_size, {})
+      .status();
+}
+
+StatusOr<std::vector<uint8_t>> HostCollectives::AllGather(int vnc, uint32_t rank,
+                                                          uint32_t world_size,
+                                                          std::span<const uint8_t> input) {
+  return Run(simulator::collective::HostCollectiveKind::kAllGather, vnc, rank, world_size,
+             input);
+}
+
+}  // namespace trnsim::runtime::collectives
