@@ -4,8 +4,9 @@
  *   cc_rank MODEL.neff run [EXECUTIONS]   rank RANK of WORLD_SIZE (torchrun's variables) on
  *                                         logical core 0 of the process (NEURON_RT_VISIBLE_CORES
  *                                         picks which); EXECUTIONS defaults to 2
- *   cc_rank MODEL.neff hang               load, print "loaded", run one execution (the test
- *                                         kills the process while it waits for the others)
+ *   cc_rank MODEL.neff hang               load, print "loaded", then "executing" right before its
+ *                                         one execution (the test kills the process while it
+ *                                         waits for the others)
  *   cc_rank MODEL.neff threads N          N ranks in this one process, one thread per logical
  *                                         core 0..N-1 (ranks = cores), each running `run` once
  *
@@ -96,6 +97,10 @@ static int run_rank(struct job *j) {
     for (size_t i = 0; i < n; ++i) host[i] = (float)((j->rank + 1) * (e + 1) * (i % 251 + 1));
     if ((s = nrt_tensor_write(in, host, 0, bytes)) != NRT_SUCCESS) {
       return fail(j, "nrt_tensor_write", s);
+    }
+    if (j->hang) {
+      printf("rank %u: executing\n", j->rank);
+      fflush(stdout);
     }
     if ((s = nrt_execute(model, inputs, outputs)) != NRT_SUCCESS) return fail(j, "nrt_execute", s);
     memset(host, 0, bytes);

@@ -121,7 +121,9 @@ def dies_case(cc_rank, neff_dir, address, lib):
     victim = start(cc_rank, os.path.join(neff_dir, NEFF), "hang", rank_env(address, 2, 4, 30, lib))
     line = victim.stdout.readline()
     expect("rank 2: loaded" in line, f"rank 2 loaded its model ({line.strip()!r})")
-    time.sleep(1.0)  # it is now waiting in the all-reduce for ranks 0, 1 and 3
+    line = victim.stdout.readline()
+    expect("rank 2: executing" in line, f"rank 2 calls nrt_execute ({line.strip()!r})")
+    time.sleep(2.0)  # it is now waiting in the all-reduce for ranks 0, 1 and 3
     expect(victim.poll() is None, "rank 2 is still waiting for the others")
     victim.send_signal(signal.SIGKILL)
     victim.wait()
