@@ -2,7 +2,8 @@
 // in one Execute. core_barrier orders work across the cores (core 3 reads what core 2 wrote to
 // HBM only after the barrier, no earlier than core 2's issue + the remote-write latency), repeats
 // with a growing count, and blocks only its engine; sendrecv moves SBUF bytes exactly into the
-// peer's SBUF and adds to the peer's semaphore when they land; without the peer both fail.
+// peer's SBUF and adds to the peer's semaphore when they land; without the peer both fail; and
+// an LNC=2 kernel built with the kernel builder's helpers runs both subgraphs to the result.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -12,6 +13,7 @@
 #include "simulator/core/execution.h"
 #include "simulator/isa/limits.h"
 #include "simulator/isa/text.h"
+#include "tools/kernel_builder/kernel_builder.h"
 
 namespace trnsim::simulator::core {
 namespace {
@@ -249,6 +251,86 @@ TEST(PairSyncTest, UnmatchedBarrierIsReportedAsADeadlock) {
   EXPECT_NE(r.status().message().find("core 2 SP instruction 1 (core_barrier) waits for S[5] >= 2"),
             std::string::npos)
       << r.status().message();
+}
+
+TEST(PairSyncTest, TheReferenceInterpreterRefusesBoth) {
+  for (const std::string& inst :
+       {std::string("core_barrier sem=1"),
+        std::string("sendrecv dst=sbuf[p0:1, 0 + [4 x 1]] fp32 src=sbuf[p0:1, 64 + [4 x 1]] "
+                    "fp32 queue=0 peer_sem=1")}) {
+    Pair p;
+    p.a.Add(".engine sp\n" + inst + "\nnotify_end\n");
+    StatusOr<reference::RunResult> r = reference::Run(p.a.programs, p.a.state, p.hbm);
+    ASSERT_FALSE(r.ok()) << inst;
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalid);
+    EXPECT_NE(r.status().message().find("needs the peer core of an LNC=2 pair"),
+              std::string::npos)
+        << r.status().message();
+  }
+}
+
+// sg00 loads x into SBUF and sends it to sg01; sg01 adds 1 to it once it landed and stores y;
+// then both meet at a core_barrier and sg00 reads y back (only correct after the barrier).
+TEST(PairSyncTest, KernelBuilderLnc2KernelRunsOnBothCores) {
+  constexpr isa::Dtype kF32 = isa::Dtype::kFloat32;
+  kb::KernelBuilder k({"pair", "trn2", 2});
+  kb::HbmTensor x = k.AddInput("x", kF32, {128, 64}).value();
+  kb::HbmTensor y = k.AddOutput("y", kF32, {128, 64}).value();
+  kb::HbmTensor z = k.AddOutput("z", kF32, {128, 64}).value();
+  kb::Core& c0 = k.core(0);
+  kb::Core& c1 = k.core(1);
+  kb::Tile a = c0.AllocSbuf("a", kF32, 128, 64).value();
+  kb::Tile back = c0.AllocSbuf("back", kF32, 128, 64).value();
+  kb::Tile b = c1.AllocSbuf("b", kF32, 128, 64).value();
+  kb::InstRef load = c0.sp().DmaCopy(a.ap(), x.Block(0, 128, 0, 64));
+  kb::InstRef send = c0.sp().SendRecv(b.ap(), a.ap(), /*peer_semaphore=*/3);
+  k.Depend(send, load);
+  kb::InstRef meet0 = c0.sp().CoreBarrier(4);
+  kb::InstRef fetch = c0.sp().DmaCopy(back.ap(), y.Block(0, 128, 0, 64));
+  kb::InstRef keep = c0.sp().DmaCopy(z.Block(0, 128, 0, 64), back.ap());
+  k.Depend(keep, fetch);
+  c1.dve().SemWait(3, isa::CmpOp::kGe, 1);
+  kb::InstRef add = c1.dve().TensorScalar(b.ap(), b.ap(), isa::AluOp::kAdd, kb::Scalar(1.0f));
+  kb::InstRef store = c1.sp().DmaCopy(y.Block(0, 128, 0, 64), b.ap());
+  k.Depend(store, add);
+  kb::InstRef meet1 = c1.sp().CoreBarrier(4);
+  k.Depend(meet1, store);  // the store has landed before core 1 arrives
+  ASSERT_TRUE(meet0.valid() && meet1.valid() && keep.valid()) << k.status().ToString();
+  StatusOr<neff::Neff> n = k.Build();
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+
+  const isa::IsaLimits limits = isa::LimitsFor(kChip);
+  reference::VectorHbm hbm;
+  for (const neff::Variable& v : n->subgraphs[0].variables)
+    hbm.vars[uint32_t(v.var_id)] = std::vector<uint8_t>(v.size);
+  std::vector<uint8_t>& xs = hbm.vars[x.var_id];
+  for (size_t i = 0; i < 128 * 64; ++i) {
+    const float f = float(i % 97) - 40.0f;
+    std::memcpy(&xs[i * 4], &f, 4);
+  }
+  std::vector<isa::Program> programs[2];
+  reference::CoreState s0(limits), s1(limits);
+  CoreRun runs[2];
+  for (int sg = 0; sg < 2; ++sg) {
+    for (const neff::EngineProgram& e : n->subgraphs[size_t(sg)].engines) {
+      if (e.instructions.empty()) continue;
+      programs[sg].push_back(isa::DecodeStream(e.instructions, limits).value());
+    }
+    runs[sg].core = sg;
+    for (const isa::Program& p : programs[sg]) runs[sg].programs[int(p.engine)] = &p;
+    runs[sg].state = sg == 0 ? &s0 : &s1;
+    runs[sg].hbm = &hbm;
+  }
+  StatusOr<ExecutionResult> r = Execute(kChip, runs);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  for (size_t i = 0; i < 128 * 64; ++i) {
+    float in, out, kept;
+    std::memcpy(&in, &xs[i * 4], 4);
+    std::memcpy(&out, &hbm.vars[y.var_id][i * 4], 4);
+    std::memcpy(&kept, &hbm.vars[z.var_id][i * 4], 4);
+    ASSERT_EQ(out, in + 1.0f) << i;
+    ASSERT_EQ(kept, in + 1.0f) << i;
+  }
 }
 
 }  // namespace
