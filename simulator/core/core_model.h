@@ -83,8 +83,8 @@ class CoreModel {
     bool try_pending = false;
     TimePs free_at_ps = 0;
     TimePs blocked_since_ps = 0;
-    TimePs last_activity_ps = 0;  // end of its last occupancy or completion
-    uint64_t outstanding = 0;     // issued, not yet completed (transfers included)
+    TimePs last_activity_ps = 0;    // end of its last occupancy or completion
+    uint64_t outstanding = 0;       // issued, not yet completed (transfers included)
     TimePs collective_land_ps = 0;  // when its last collective's result lands (issue order)
     // A core_barrier issued and waiting for S[pair_sem] >= pair_target (core_pair.cc).
     bool pair_waiting = false;

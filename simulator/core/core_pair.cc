@@ -96,8 +96,7 @@ Status CoreModel::IssueSendRecv(int engine, const isa::Instruction& inst, uint32
                           reference::ResolveOperand(kind, inst.ap[1], state, hbm));
   TRNSIM_ASSIGN_OR_RETURN(isa::AccessPattern dst,
                           reference::ResolveOperand(kind, inst.ap[0], state, hbm));
-  TRNSIM_ASSIGN_OR_RETURN(std::vector<uint8_t> read,
-                          reference::ReadOperandBytes(src, state, hbm));
+  TRNSIM_ASSIGN_OR_RETURN(std::vector<uint8_t> read, reference::ReadOperandBytes(src, state, hbm));
   auto bytes = std::make_shared<std::vector<uint8_t>>(std::move(read));
 
   DmaRequest r;

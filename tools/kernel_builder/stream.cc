@@ -205,8 +205,8 @@ InstRef Stream::SendRecv(const isa::AccessPattern& dst, const isa::AccessPattern
                          int peer_semaphore, int queue) {
   if (peer_semaphore < 0 || peer_semaphore > 0xFFFF || queue < 0 || queue > 255) {
     return Fail(InvalidError(Where(size()) + "sendrecv peer semaphore " +
-                             std::to_string(peer_semaphore) + " / queue " +
-                             std::to_string(queue) + " is negative or too large"));
+                             std::to_string(peer_semaphore) + " / queue " + std::to_string(queue) +
+                             " is negative or too large"));
   }
   Instruction i;
   i.opcode = Opcode::kSendRecv;

@@ -136,8 +136,8 @@ class Stream {
   // sendrecv (§7.9): copies `src` (this core's SBUF) to `dst` in the other core's SBUF on DMA
   // queue `queue`, then adds 1 to the other core's `peer_semaphore` — wait on that there
   // (SemWait) before reading dst. Depend on it here like on a dma_copy of the same queue.
-  InstRef SendRecv(const isa::AccessPattern& dst, const isa::AccessPattern& src,
-                   int peer_semaphore, int queue = 0);
+  InstRef SendRecv(const isa::AccessPattern& dst, const isa::AccessPattern& src, int peer_semaphore,
+                   int queue = 0);
 
   // ---- PE (stream_ops.cc) -------------------------------------------------------------------
   InstRef LoadStationary(const isa::AccessPattern& stationary);

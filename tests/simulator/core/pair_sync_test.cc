@@ -75,14 +75,16 @@ TEST(PairSyncTest, BarrierOrdersHbmWorkAcrossCores) {
   Pair p;
   p.a.Add(
       ".engine sp\n"
-      "dma_copy dst=hbm[var2 + 0, [1 x 1024, 1024 x 1]] fp32 src=hbm[var1 + 0, [1 x 1024, 1024 x 1]] fp32 queue=0\n"
+      "dma_copy dst=hbm[var2 + 0, [1 x 1024, 1024 x 1]] fp32 src=hbm[var1 + 0, [1 x 1024, 1024 x "
+      "1]] fp32 queue=0\n"
       "barrier\n"
       "core_barrier sem=4\n"
       "notify_end\n");
   p.b.Add(
       ".engine sp\n"
       "core_barrier sem=4\n"
-      "dma_copy dst=hbm[var3 + 0, [1 x 1024, 1024 x 1]] fp32 src=hbm[var2 + 0, [1 x 1024, 1024 x 1]] fp32 queue=0\n"
+      "dma_copy dst=hbm[var3 + 0, [1 x 1024, 1024 x 1]] fp32 src=hbm[var2 + 0, [1 x 1024, 1024 x "
+      "1]] fp32 queue=0\n"
       "barrier\n"
       "notify_end\n");
   ExecutionTrace trace;
@@ -116,7 +118,8 @@ TEST(PairSyncTest, RepeatedBarriersCountUpAndBlockOnlyTheirEngine) {
   p.a.Add(
       ".engine pool\n"
       "core_barrier sem=0\n"
-      "dma_copy dst=hbm[var2 + 0, [1 x 1024, 1024 x 1]] fp32 src=hbm[var1 + 0, [1 x 1024, 1024 x 1]] fp32 queue=1\n"
+      "dma_copy dst=hbm[var2 + 0, [1 x 1024, 1024 x 1]] fp32 src=hbm[var1 + 0, [1 x 1024, 1024 x "
+      "1]] fp32 queue=1\n"
       "barrier\n"
       "core_barrier sem=0\n"
       "core_barrier sem=0\n"
@@ -263,8 +266,7 @@ TEST(PairSyncTest, TheReferenceInterpreterRefusesBoth) {
     StatusOr<reference::RunResult> r = reference::Run(p.a.programs, p.a.state, p.hbm);
     ASSERT_FALSE(r.ok()) << inst;
     EXPECT_EQ(r.status().code(), StatusCode::kInvalid);
-    EXPECT_NE(r.status().message().find("needs the peer core of an LNC=2 pair"),
-              std::string::npos)
+    EXPECT_NE(r.status().message().find("needs the peer core of an LNC=2 pair"), std::string::npos)
         << r.status().message();
   }
 }

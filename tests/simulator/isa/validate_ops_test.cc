@@ -264,16 +264,22 @@ TEST(ValidateTest, PairRules) {
   const Case cases[] = {
       {"barrier semaphore", kCB, [](I& i, E&) { i.index = 256; }, "semaphore 256 >= 256"},
       {"barrier operand", kCB,
-       [](I& i, E&) { i.ap[0] = SbufAp(0, 1, 0, Dtype::kFloat32, {{1, 1}}); },
+       [](I& i, E&) {
+         i.ap[0] = SbufAp(0, 1, 0, Dtype::kFloat32, {{1, 1}});
+       },
        "operand slot 0 is not used"},
       {"barrier fields", kCB, [](I& i, E&) { i.count = 1; }, "count is unused"},
       {"peer semaphore", kSR, [](I& i, E&) { i.index = 300; }, "peer semaphore 300 >= 256"},
       {"sendrecv queue", kSR, [](I& i, E&) { i.count = 16; }, "DMA queue 16 >= 16"},
       {"sendrecv hbm dst", kSR,
-       [](I& i, E&) { i.ap[0] = HbmAp(1, 0, Dtype::kBfloat16, 64, 256, {{256, 1}}); },
+       [](I& i, E&) {
+         i.ap[0] = HbmAp(1, 0, Dtype::kBfloat16, 64, 256, {{256, 1}});
+       },
        "memory hbm is not allowed"},
       {"sendrecv psum src", kSR,
-       [](I& i, E&) { i.ap[1] = PsumAp(0, 64, 0, Dtype::kBfloat16, {{256, 1}}); },
+       [](I& i, E&) {
+         i.ap[1] = PsumAp(0, 64, 0, Dtype::kBfloat16, {{256, 1}});
+       },
        "memory psum is not allowed"},
       {"sendrecv cast", kSR,
        [](I& i, E&) {

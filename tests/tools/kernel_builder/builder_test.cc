@@ -222,9 +222,9 @@ TEST(BuilderTest, PairHelpersOnAnLnc2Kernel) {
   EXPECT_EQ(sr.index, 0u);
   EXPECT_EQ(sr.count, 1u);
   EXPECT_EQ(sr.ap[isa::kDst], b.ap());
-  ASSERT_EQ(sr.num_waits, 1);                   // after the load
-  ASSERT_EQ(sr.num_updates, 1);                 // for notify_end: its queue's channel
-  EXPECT_NE(sr.Updates()[0].index, 1u);         // never the barrier semaphore
+  ASSERT_EQ(sr.num_waits, 1);                             // after the load
+  ASSERT_EQ(sr.num_updates, 1);                           // for notify_end: its queue's channel
+  EXPECT_NE(sr.Updates()[0].index, 1u);                   // never the barrier semaphore
   EXPECT_NE(sr.Updates()[0].index, sr.Waits()[0].index);  // queue 1 is not queue 0
   const isa::Instruction& end0 = sp0.instructions[2];
   bool waits_for_send = false;
