@@ -38,8 +38,8 @@ void CollectUsed(const EngineStreams& streams, std::set<int>* used) {
           used->insert(u.index);
         }
       }
-      // A core_barrier's semaphore is written by the peer core; a sendrecv's is the peer's (its
-      // own core reserves it too: ResolveDependencies' `reserved`).
+      // A core_barrier's semaphore is also written by the peer core. (A sendrecv names a
+      // semaphore of the peer; build.cc passes those to the peer's `reserved`.)
       if (inst.opcode == Opcode::kSemWait || inst.opcode == Opcode::kSemUpdate ||
           inst.opcode == Opcode::kCoreBarrier) {
         used->insert(static_cast<int>(inst.index));
