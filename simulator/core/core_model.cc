@@ -65,6 +65,7 @@ void CoreModel::Start() {
   s.sem.fill(0);
   s.event.fill(0);
   s.issued.fill(0);
+  pair_barriers_.fill(0);
   for (int e = 0; e < isa::kEngineCount; ++e)
     if (!engines_[e].ended) PostTry(e, scheduler_.Now());
 }
@@ -118,6 +119,10 @@ std::string CoreModel::UnmetWait(const EngineState& e, const Instruction& inst) 
     return sem(inst.index, inst.cmp, inst.imm[0]);
   if (inst.opcode == Opcode::kEventWait && s.event[inst.index % 256] != 1)
     return "E[" + std::to_string(inst.index) + "] == 1";
+  if (inst.opcode == Opcode::kCoreBarrier && e.pair_waiting)
+    return "S[" + std::to_string(e.pair_sem) + "] >= " + std::to_string(e.pair_target) +
+           " (core_barrier: the peer core's barrier; S[" + std::to_string(e.pair_sem) +
+           "] = " + std::to_string(s.sem[e.pair_sem]) + ")";
   if (inst.opcode == Opcode::kBarrier && e.outstanding != 0)
     return std::to_string(e.outstanding) + " earlier instruction(s) or transfer(s) to complete";
   return {};
@@ -254,6 +259,8 @@ void CoreModel::Try(int engine) {
     PostTry(engine, e.free_at_ps);
     return;
   }
+  // A core_barrier that has issued completes once its semaphore count has arrived.
+  if (e.pair_waiting && !FinishPairBarrier(engine)) return;
   const auto& insts = e.program->instructions;
   if (e.pc >= insts.size()) {
     Fail(InvalidError("execution error: " + Where(e) + ": ran past the end of its stream"));
@@ -307,6 +314,13 @@ void CoreModel::Try(int engine) {
     async = true;
   } else if (inst.opcode == Opcode::kCollective) {
     st = IssueCollective(engine, inst, traced);
+    async = true;
+  } else if (inst.opcode == Opcode::kCoreBarrier) {
+    st = IssueCoreBarrier(engine, inst, traced);
+    async = true;
+    next = e.pc;  // stays on the barrier until FinishPairBarrier
+  } else if (inst.opcode == Opcode::kSendRecv) {
+    st = IssueSendRecv(engine, inst, traced);
     async = true;
   } else {
     st = ApplyEffect(e.kind, inst, e.pc, *run_.state, *run_.hbm, next, ended);

@@ -17,8 +17,11 @@
 // descriptor's own semaphore/event updates apply as it lands), or when the result has landed in
 // dst for `collective` (core_collective.cc: at issue the src bytes go to the CollectivePort,
 // which blocks the host thread until the group has met; the engine itself moves on like a
-// dma_copy; the collectives of one engine land in issue order). Every semaphore or event change
-// re-examines the blocked engines of the core at the same instant.
+// dma_copy; the collectives of one engine land in issue order), or when the bytes have landed in
+// the peer core's SBUF for `sendrecv`, or when the core's own semaphore has reached its barrier
+// count for `core_barrier` (core_pair.cc; the engine issues nothing else until then). Every
+// semaphore or event change re-examines the blocked engines of the core at the same instant —
+// the peer core's changes to this core's semaphores included.
 //
 // Determinism: the engines are components with ids base+engine; all their events carry those
 // ids as priorities, so simultaneous events run in a fixed order.
@@ -50,6 +53,11 @@ class CoreModel {
   // Where this core's `collective` instructions go (collective/collective_port.h); nullptr (the
   // default): a `collective` is an execution error. The port must outlive the execution.
   void set_collectives(collective::CollectivePort* port) { collectives_ = port; }
+  // The other physical core of this core's LNC=2 pair (core ^ 1) when it runs in the same
+  // execution, on the same scheduler; nullptr (the default): `core_barrier` and `sendrecv` are
+  // execution errors. The peer must outlive the execution.
+  void set_peer(CoreModel* peer) { peer_ = peer; }
+  int physical_core() const { return run_.core; }
 
   // Resets registers, accumulators, the stationary buffer, semaphores and events to their
   // program-start values (docs/isa.md §3; SBUF and PSUM keep their contents) and posts each
@@ -75,9 +83,14 @@ class CoreModel {
     bool try_pending = false;
     TimePs free_at_ps = 0;
     TimePs blocked_since_ps = 0;
-    TimePs last_activity_ps = 0;  // end of its last occupancy or completion
-    uint64_t outstanding = 0;     // issued, not yet completed (transfers included)
+    TimePs last_activity_ps = 0;    // end of its last occupancy or completion
+    uint64_t outstanding = 0;       // issued, not yet completed (transfers included)
     TimePs collective_land_ps = 0;  // when its last collective's result lands (issue order)
+    // A core_barrier issued and waiting for S[pair_sem] >= pair_target (core_pair.cc).
+    bool pair_waiting = false;
+    uint32_t pair_sem = 0;
+    uint32_t pair_target = 0;
+    uint32_t pair_traced = 0;
     EngineStats stats;
     BusyStats busy;
   };
@@ -96,6 +109,14 @@ class CoreModel {
   Status IssueTrigger(int engine, const isa::Instruction& inst, uint32_t traced);
   // core_collective.cc.
   Status IssueCollective(int engine, const isa::Instruction& inst, uint32_t traced);
+  // core_pair.cc: core_barrier and sendrecv. FinishPairBarrier is called from Try while the
+  // engine waits on its barrier; true when the barrier has completed (pc moved on).
+  Status IssueCoreBarrier(int engine, const isa::Instruction& inst, uint32_t traced);
+  Status IssueSendRecv(int engine, const isa::Instruction& inst, uint32_t traced);
+  bool FinishPairBarrier(int engine);
+  Status NeedPeer(const isa::Instruction& inst) const;
+  // The peer adds `value` to S[index] of this core now (a remote semaphore write landing).
+  void RemoteSemAdd(uint32_t index, uint32_t value, TraceSource source);
   // Tracing: records the state of S/E[index] after a change made by `sync_source_`.
   void TraceSync(bool event, uint32_t index);
   // PE pipeline (docs/chip-model.md §2): the earliest issue of `inst` given the systolic array
@@ -122,6 +143,9 @@ class CoreModel {
   TimePs pe_weights_ready_ps_ = 0;     // the last weight load has landed
   TimePs pe_weight_unit_free_ps_ = 0;  // the weight-load unit can start another load
   collective::CollectivePort* collectives_ = nullptr;
+  CoreModel* peer_ = nullptr;
+  // core_barrier instructions issued on this core per semaphore (the k of the k-th barrier).
+  std::array<uint32_t, 256> pair_barriers_{};
   std::unique_ptr<TraceRecorder> trace_;  // null unless tracing
   TraceSource sync_source_;               // tracing: who the next ApplySync calls come from
 };

@@ -72,6 +72,10 @@ StatusOr<ExecutionResult> Execute(const ChipSpec& chip, std::span<const CoreRun>
     for (auto& c : cores) c->set_trace(options.trace);
   }
   for (auto& c : cores) c->set_collectives(options.collectives);
+  // LNC=2 pairs: physical cores 2k and 2k+1 both in the run see each other.
+  for (auto& c : cores)
+    for (auto& d : cores)
+      if (d->physical_core() == (c->physical_core() ^ 1)) c->set_peer(d.get());
   for (auto& c : cores) c->Start();
 
   const auto host_start = std::chrono::steady_clock::now();

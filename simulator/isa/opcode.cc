@@ -181,6 +181,13 @@ constexpr Row kRows[] = {
     {Opcode::kCollective, "collective", kAll, Ops(Out("dst", kH), In("src", kH)),
      Imms(Int("group"), Int("stride", 1), Int("shift")), kFieldOp0 | kFieldCount | kFieldIndex, 0,
      "kind", "id", C::kDma, TextStyle::kCollective},
+    // ---- LNC=2 pair: every engine (§7.9) ------------------------------------------------------
+    // core_barrier: index = the semaphore it adds 1 to on the peer core and waits on here.
+    {Opcode::kCoreBarrier, "core_barrier", kAll, Ops(), Imms(), kFieldIndex, 0, "", "sem",
+     C::kSync},
+    // sendrecv: dst is in the peer core's SBUF; count = DMA queue, index = the peer semaphore.
+    {Opcode::kSendRecv, "sendrecv", kAll, Ops(Out("dst", kS), In("src", kS)), Imms(),
+     kFieldIndex | kFieldCount, 0, "queue", "peer_sem", C::kDma},
 };
 
 constexpr size_t kRowCount = sizeof(kRows) / sizeof(kRows[0]);

@@ -67,6 +67,9 @@ enum class Opcode : uint16_t {
   kTensorPartitionReduce = 0x62,
   // Collective communication, legal on every engine (the CC cores' trigger).
   kCollective = 0x70,
+  // LNC=2 pair: the two physical cores of one logical core (§7.9), legal on every engine.
+  kCoreBarrier = 0x71,
+  kSendRecv = 0x72,
 };
 
 // Instruction::flags bits. Which bits an opcode accepts is OpcodeInfo::flags.

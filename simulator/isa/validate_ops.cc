@@ -216,6 +216,29 @@ Status CheckCollective(const Ops& o) {
   return Status::Ok();
 }
 
+Status CheckPair(const Ops& o) {
+  const Checker& c = o.c;
+  const Instruction& in = c.inst;
+  const IsaLimits& l = c.limits;
+  const bool barrier = in.opcode == Opcode::kCoreBarrier;
+  if (in.index >= static_cast<uint32_t>(l.semaphores)) {
+    return c.Fail(std::string(barrier ? "" : "peer ") + "semaphore " + S(in.index) +
+                  " >= " + S(l.semaphores));
+  }
+  if (barrier) return Status::Ok();
+  if (in.count >= static_cast<uint32_t>(l.dma_queues)) {
+    return c.Fail("DMA queue " + S(in.count) + " >= " + S(l.dma_queues));
+  }
+  // A copy between the two SBUFs, byte for byte: no cast, the same element count.
+  TRNSIM_RETURN_IF_ERROR(o.SameDtype(kDst, kSrc));
+  const AccessPattern& dst = o.A(kDst);
+  const AccessPattern& src = o.A(kSrc);
+  if (dst.Elements() != src.Elements()) {
+    return c.Fail("dst has " + S(dst.Elements()) + " elements, src " + S(src.Elements()));
+  }
+  return Status::Ok();
+}
+
 Status CheckOpcodeRules(const Checker& c) {
   Ops o{c};
   switch (c.inst.opcode) {
@@ -229,6 +252,9 @@ Status CheckOpcodeRules(const Checker& c) {
       return CheckAct(o);
     case Opcode::kCollective:
       return CheckCollective(o);
+    case Opcode::kCoreBarrier:
+    case Opcode::kSendRecv:
+      return CheckPair(o);
     default:
       break;
   }

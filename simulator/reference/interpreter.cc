@@ -171,6 +171,11 @@ Status Execute(Engine e, const Instruction& inst, size_t pc, CoreState& s, HbmVi
           "execution error: collective needs the other ranks of its replica group, which only "
           "the chip model reaches (through a collective port); the reference interpreter runs "
           "one core alone");
+    case Opcode::kCoreBarrier:
+    case Opcode::kSendRecv:
+      return InvalidError("execution error: " + std::string(isa::Mnemonic(inst.opcode)) +
+                          " needs the peer core of an LNC=2 pair, which only the chip model runs "
+                          "alongside; the reference interpreter runs one core alone");
     default:
       return ExecuteDatapath(e, inst, s, hbm);
   }

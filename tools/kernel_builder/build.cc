@@ -1,5 +1,6 @@
 // KernelBuilder::Build: streams -> semaphores -> encoded streams -> subgraphs -> Neff.
 #include <map>
+#include <set>
 
 #include "runtime/neff/layout.h"
 #include "runtime/neff/neff_io.h"
@@ -81,6 +82,8 @@ StatusOr<neff::Subgraph> KernelBuilder::BuildSubgraph(const Core& core,
       int last_collective = -1;
       for (size_t i = 0; i < s[e].size(); ++i) {
         if (s[e][i].opcode == Opcode::kDmaCopy) last_copy[s[e][i].index] = static_cast<int>(i);
+        // A sendrecv lands in order with the dma_copies of its queue (`count`).
+        if (s[e][i].opcode == Opcode::kSendRecv) last_copy[s[e][i].count] = static_cast<int>(i);
         if (s[e][i].opcode == Opcode::kCollective) last_collective = static_cast<int>(i);
       }
       Instruction end;
@@ -94,8 +97,15 @@ StatusOr<neff::Subgraph> KernelBuilder::BuildSubgraph(const Core& core,
       if (last_collective >= 0) deps.push_back({ref, InstRef{k, ref.engine, last_collective}});
     }
   }
-  TRNSIM_RETURN_IF_ERROR(
-      ResolveDependencies(k, deps, core.reserved_semaphores(), branchy, limits_, &s));
+  // The peer core's sendrecvs add to this core's semaphores: never allocate those here.
+  std::set<int> reserved = core.reserved_semaphores();
+  if (lnc() == 2) {
+    const Core& peer = *cores_[static_cast<size_t>(k ^ 1)];
+    for (int e = 0; e < isa::kEngineCount; ++e)
+      for (const Instruction& inst : peer.stream(static_cast<isa::Engine>(e)).instructions())
+        if (inst.opcode == Opcode::kSendRecv) reserved.insert(static_cast<int>(inst.index));
+  }
+  TRNSIM_RETURN_IF_ERROR(ResolveDependencies(k, deps, reserved, branchy, limits_, &s));
 
   // HBM operands must name a variable of this subgraph and stay inside it.
   std::map<int64_t, const neff::Variable*> vars;

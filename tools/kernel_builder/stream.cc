@@ -190,4 +190,31 @@ InstRef Stream::Collective(isa::CollectiveKind kind, const isa::AccessPattern& d
   return Emit(i);
 }
 
+InstRef Stream::CoreBarrier(int semaphore) {
+  if (semaphore < 0 || semaphore > 0xFFFF) {
+    return Fail(InvalidError(Where(size()) + "core_barrier semaphore " + std::to_string(semaphore) +
+                             " is negative or too large"));
+  }
+  Instruction i;
+  i.opcode = Opcode::kCoreBarrier;
+  i.index = static_cast<uint32_t>(semaphore);
+  return Emit(i);
+}
+
+InstRef Stream::SendRecv(const isa::AccessPattern& dst, const isa::AccessPattern& src,
+                         int peer_semaphore, int queue) {
+  if (peer_semaphore < 0 || peer_semaphore > 0xFFFF || queue < 0 || queue > 255) {
+    return Fail(InvalidError(Where(size()) + "sendrecv peer semaphore " +
+                             std::to_string(peer_semaphore) + " / queue " + std::to_string(queue) +
+                             " is negative or too large"));
+  }
+  Instruction i;
+  i.opcode = Opcode::kSendRecv;
+  i.index = static_cast<uint32_t>(peer_semaphore);
+  i.count = static_cast<uint8_t>(queue);
+  i.ap[isa::kDst] = dst;
+  i.ap[isa::kSrc] = src;
+  return Emit(i);
+}
+
 }  // namespace trnsim::kb

@@ -127,6 +127,18 @@ class Stream {
                      simulator::collective::ReplicaGroupSpec group, uint32_t id,
                      std::optional<int32_t> shift = std::nullopt);
 
+  // ---- LNC=2 pair (stream.cc) -----------------------------------------------------------------
+  // core_barrier (docs/isa.md §7.9): adds 1 to semaphore `semaphore` of the other core of the
+  // pair and holds this engine until its own `semaphore` has received as many as this core has
+  // issued core_barriers on it. Both cores must issue the same number on the same semaphore;
+  // keep the semaphore for barriers only (the builder never allocates it for dependencies).
+  InstRef CoreBarrier(int semaphore);
+  // sendrecv (§7.9): copies `src` (this core's SBUF) to `dst` in the other core's SBUF on DMA
+  // queue `queue`, then adds 1 to the other core's `peer_semaphore` — wait on that there
+  // (SemWait) before reading dst. Depend on it here like on a dma_copy of the same queue.
+  InstRef SendRecv(const isa::AccessPattern& dst, const isa::AccessPattern& src, int peer_semaphore,
+                   int queue = 0);
+
   // ---- PE (stream_ops.cc) -------------------------------------------------------------------
   InstRef LoadStationary(const isa::AccessPattern& stationary);
   // multiply_moving: dst (PSUM) [+]= stationary^T . moving. `first`/`last` mark the

@@ -38,7 +38,10 @@ void CollectUsed(const EngineStreams& streams, std::set<int>* used) {
           used->insert(u.index);
         }
       }
-      if (inst.opcode == Opcode::kSemWait || inst.opcode == Opcode::kSemUpdate) {
+      // A core_barrier's semaphore is also written by the peer core. (A sendrecv names a
+      // semaphore of the peer; build.cc passes those to the peer's `reserved`.)
+      if (inst.opcode == Opcode::kSemWait || inst.opcode == Opcode::kSemUpdate ||
+          inst.opcode == Opcode::kCoreBarrier) {
         used->insert(static_cast<int>(inst.index));
       }
     }
@@ -82,7 +85,9 @@ Status ResolveDependencies(int core, std::span<const Dependency> deps,
                           ": a dma_trigger reports completion through its descriptor's "
                           "semaphore; wait on that instead");
     }
-    bool dma = p.opcode == Opcode::kDmaCopy;
+    // A sendrecv is a DMA on queue `count` (it lands in order with that queue's dma_copies).
+    bool sendrecv = p.opcode == Opcode::kSendRecv;
+    bool dma = p.opcode == Opcode::kDmaCopy || sendrecv;
     bool collective = p.opcode == Opcode::kCollective;
     bool same_engine = d.producer.engine == d.consumer.engine;
     if (same_engine && d.consumer.index <= d.producer.index) {
@@ -92,9 +97,11 @@ Status ResolveDependencies(int core, std::span<const Dependency> deps,
     // a collective) is run by the DMA engines (the CC cores), so it waits even for its own
     // engine.
     const Opcode consumer_op = s[static_cast<int>(d.consumer.engine)][d.consumer.index].opcode;
-    bool consumer_dma = consumer_op == Opcode::kDmaCopy || consumer_op == Opcode::kCollective;
+    bool consumer_dma = consumer_op == Opcode::kDmaCopy || consumer_op == Opcode::kCollective ||
+                        consumer_op == Opcode::kSendRecv;
     if (same_engine && !dma && !collective && !consumer_dma) continue;
-    int channel = ChannelKey(d.producer.engine, dma          ? static_cast<int>(p.index)
+    int channel = ChannelKey(d.producer.engine, sendrecv     ? static_cast<int>(p.count)
+                                                : dma        ? static_cast<int>(p.index)
                                                 : collective ? kCollectiveQueue
                                                              : kComputeQueue);
     producers[channel].insert(d.producer.index);

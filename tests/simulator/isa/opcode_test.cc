@@ -50,18 +50,30 @@ TEST(OpcodeTableTest, EngineCounts) {
       if (info.engines & EngineBit(static_cast<Engine>(e))) ++per_engine[e];
     }
   }
-  EXPECT_EQ(AllOpcodes().size(), 42u);
-  EXPECT_EQ(per_engine[static_cast<int>(Engine::kPe)], 19);
-  EXPECT_EQ(per_engine[static_cast<int>(Engine::kAct)], 21);
-  EXPECT_EQ(per_engine[static_cast<int>(Engine::kDve)], 33);
-  EXPECT_EQ(per_engine[static_cast<int>(Engine::kPool)], 24);
-  EXPECT_EQ(per_engine[static_cast<int>(Engine::kSp)], 16);
+  EXPECT_EQ(AllOpcodes().size(), 44u);
+  EXPECT_EQ(per_engine[static_cast<int>(Engine::kPe)], 21);
+  EXPECT_EQ(per_engine[static_cast<int>(Engine::kAct)], 23);
+  EXPECT_EQ(per_engine[static_cast<int>(Engine::kDve)], 35);
+  EXPECT_EQ(per_engine[static_cast<int>(Engine::kPool)], 26);
+  EXPECT_EQ(per_engine[static_cast<int>(Engine::kSp)], 18);
   // collective: appended at 0x70, on every engine, issued like a DMA.
   const OpcodeInfo* cc = FindOpcode(uint16_t{0x70});
   ASSERT_NE(cc, nullptr);
   EXPECT_EQ(cc->mnemonic, "collective");
   EXPECT_EQ(cc->engines, kAllEngines);
   EXPECT_EQ(cc->cost_class, CostClass::kDma);
+  // The LNC=2 pair: appended at 0x71 and 0x72, on every engine.
+  const OpcodeInfo* barrier = FindOpcode(uint16_t{0x71});
+  ASSERT_NE(barrier, nullptr);
+  EXPECT_EQ(barrier->mnemonic, "core_barrier");
+  EXPECT_EQ(barrier->engines, kAllEngines);
+  EXPECT_EQ(barrier->cost_class, CostClass::kSync);
+  const OpcodeInfo* sendrecv = FindOpcode(uint16_t{0x72});
+  ASSERT_NE(sendrecv, nullptr);
+  EXPECT_EQ(sendrecv->mnemonic, "sendrecv");
+  EXPECT_EQ(sendrecv->engines, kAllEngines);
+  EXPECT_EQ(sendrecv->cost_class, CostClass::kDma);
+  EXPECT_EQ(FindOpcode(uint16_t{0x73}), nullptr);
 }
 
 TEST(OpcodeTableTest, SamplesAreValid) {

@@ -391,6 +391,26 @@ std::vector<Sample> Samples() {
     i.ap[1] = HbmAp(1, 0, Dtype::kFloat8E4, 1, 0, {{4096, 1}});
     add(Engine::kPe, i);
   }
+  // ---- LNC=2 pair ------------------------------------------------------------------------------
+  {
+    Instruction i = Make(Opcode::kCoreBarrier);  // the first sample is validate_case's Base
+    i.index = 9;
+    AddUpdate(i, {UpdateOp::kSemAdd, UpdateWhen::kComplete, 10, 1});
+    add(Engine::kPool, i);
+  }
+  {
+    Instruction i = Make(Opcode::kSendRecv);
+    i.count = 3;
+    i.index = 11;
+    i.ap[0] = Sb(64, 8192, 256, kBf16);
+    i.ap[1] = Sb(64, 0, 256, kBf16);
+    AddUpdate(i, {UpdateOp::kSemAdd, UpdateWhen::kComplete, 12, 1});
+    add(Engine::kSp, i);
+  }
+  {
+    Instruction i = Make(Opcode::kCoreBarrier);
+    add(Engine::kAct, i);
+  }
   Instruction end = Make(Opcode::kNotifyEnd);
   end.index = 42;
   add(Engine::kSp, end);

@@ -145,6 +145,36 @@ TEST(TextTest, CollectiveForms) {
       << unknown.status().message();
 }
 
+TEST(TextTest, PairForms) {
+  Instruction barrier{Opcode::kCoreBarrier};
+  barrier.index = 17;
+  AddUpdate(barrier, {UpdateOp::kSemAdd, UpdateWhen::kComplete, 2, 1});
+  EXPECT_EQ(FormatInstruction(barrier), "core_barrier sem=17 then S[2] += 1 @complete");
+  StatusOr<Instruction> b = ParseInstruction(FormatInstruction(barrier));
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(*b, barrier);
+  StatusOr<Instruction> b0 = ParseInstruction("core_barrier");  // sem defaults to 0
+  ASSERT_TRUE(b0.ok()) << b0.status().ToString();
+  EXPECT_EQ(b0->index, 0u);
+
+  Instruction sr{Opcode::kSendRecv};
+  sr.count = 2;
+  sr.index = 5;
+  sr.ap[0] = SbufAp(0, 32, 1024, Dtype::kBfloat16, {{64, 1}});
+  sr.ap[1] = SbufAp(32, 32, 0, Dtype::kBfloat16, {{64, 1}});
+  const std::string text =
+      "sendrecv dst=sbuf[p0:32, 1024 + [64 x 1]] bf16 src=sbuf[p32:64, 0 + [64 x 1]] bf16 "
+      "queue=2 peer_sem=5";
+  EXPECT_EQ(FormatInstruction(sr), text);
+  StatusOr<Instruction> back = ParseInstruction(text);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(*back, sr);
+  for (const char* bad : {"core_barrier sem=1 sem=2", "core_barrier queue=1", "core_barrier id=3",
+                          "sendrecv peer_sem=-1", "sendrecv queue=256", "sendrecv sem=1"}) {
+    EXPECT_FALSE(ParseInstruction(bad).ok()) << bad;
+  }
+}
+
 TEST(TextTest, LenientInput) {
   // Shorthand dims, plain PSUM byte offsets, omitted defaults, keys in any order, comments.
   StatusOr<Instruction> a = ParseInstruction(

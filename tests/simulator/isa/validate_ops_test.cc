@@ -258,6 +258,42 @@ TEST(ValidateTest, CollectiveRules) {
   for (const Case& c : cases) Check(c);
 }
 
+TEST(ValidateTest, PairRules) {
+  constexpr Opcode kCB = Opcode::kCoreBarrier;
+  constexpr Opcode kSR = Opcode::kSendRecv;
+  const Case cases[] = {
+      {"barrier semaphore", kCB, [](I& i, E&) { i.index = 256; }, "semaphore 256 >= 256"},
+      {"barrier operand", kCB,
+       [](I& i, E&) {
+         i.ap[0] = SbufAp(0, 1, 0, Dtype::kFloat32, {{1, 1}});
+       },
+       "operand slot 0 is not used"},
+      {"barrier fields", kCB, [](I& i, E&) { i.count = 1; }, "count is unused"},
+      {"peer semaphore", kSR, [](I& i, E&) { i.index = 300; }, "peer semaphore 300 >= 256"},
+      {"sendrecv queue", kSR, [](I& i, E&) { i.count = 16; }, "DMA queue 16 >= 16"},
+      {"sendrecv hbm dst", kSR,
+       [](I& i, E&) {
+         i.ap[0] = HbmAp(1, 0, Dtype::kBfloat16, 64, 256, {{256, 1}});
+       },
+       "memory hbm is not allowed"},
+      {"sendrecv psum src", kSR,
+       [](I& i, E&) {
+         i.ap[1] = PsumAp(0, 64, 0, Dtype::kBfloat16, {{256, 1}});
+       },
+       "memory psum is not allowed"},
+      {"sendrecv cast", kSR,
+       [](I& i, E&) {
+         i.ap[1].dtype = Dtype::kFloat32;
+         i.ap[1].sizes[0] = 128;
+       },
+       "dst and src must share a dtype"},
+      {"sendrecv elements", kSR, [](I& i, E&) { i.ap[1].sizes[0] = 128; },
+       "dst has 16384 elements, src 8192"},
+      {"sendrecv flags", kSR, [](I& i, E&) { i.flags = kFlagNegate; }, "flag negate"},
+  };
+  for (const Case& c : cases) Check(c);
+}
+
 TEST(ValidateTest, CollectiveShapesThatPass) {
   I i{Opcode::kCollective};
   i.imm[1] = 1;

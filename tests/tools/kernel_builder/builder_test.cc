@@ -190,5 +190,68 @@ TEST(BuilderTest, CollectiveHelper) {
       << bad.status().message();
 }
 
+// The LNC=2 pair helpers: core 0 loads x and sends it to core 1's SBUF (peer semaphore 0), core 1
+// stores it once that semaphore says it landed; both POOLs meet at a core_barrier on S[1]. The
+// dependency plumbing keeps clear of both semaphores on both cores.
+TEST(BuilderTest, PairHelpersOnAnLnc2Kernel) {
+  KernelBuilder k({"pair", "trn2", 2});
+  HbmTensor x = k.AddInput("x", kF32, {128, 64}).value();
+  HbmTensor y = k.AddOutput("y", kF32, {128, 64}).value();
+  Core& c0 = k.core(0);
+  Core& c1 = k.core(1);
+  Tile a = c0.AllocSbuf("a", kF32, 128, 64).value();
+  Tile b = c1.AllocSbuf("b", kF32, 128, 64).value();
+  InstRef load = c0.sp().DmaCopy(a.ap(), x.Block(0, 128, 0, 64));
+  InstRef send = c0.sp().SendRecv(b.ap(), a.ap(), /*peer_semaphore=*/0, /*queue=*/1);
+  k.Depend(send, load);
+  EXPECT_TRUE(c0.pool().CoreBarrier(1).valid());
+  InstRef nop = c1.act().Nop();
+  InstRef landed = c1.sp().SemWait(0, isa::CmpOp::kGe, 1);
+  InstRef store = c1.sp().DmaCopy(y.Block(0, 128, 0, 64), b.ap());
+  k.Depend(store, nop);  // a dependency semaphore on core 1
+  EXPECT_TRUE(c1.pool().CoreBarrier(1).valid());
+  ASSERT_TRUE(landed.valid() && store.valid() && send.valid()) << k.status().ToString();
+  neff::Neff n = k.Build().value();
+  EXPECT_EQ(n.header.lnc_size, 2u);
+  EXPECT_TRUE(neff::ReadNeff(k.BuildBytes().value()).ok());
+
+  isa::Program sp0 = Decode(n, 0, isa::Engine::kSp);
+  ASSERT_EQ(sp0.instructions.size(), 3u);
+  const isa::Instruction& sr = sp0.instructions[1];
+  EXPECT_EQ(sr.opcode, isa::Opcode::kSendRecv);
+  EXPECT_EQ(sr.index, 0u);
+  EXPECT_EQ(sr.count, 1u);
+  EXPECT_EQ(sr.ap[isa::kDst], b.ap());
+  ASSERT_EQ(sr.num_waits, 1);                             // after the load
+  ASSERT_EQ(sr.num_updates, 1);                           // for notify_end: its queue's channel
+  EXPECT_NE(sr.Updates()[0].index, 1u);                   // never the barrier semaphore
+  EXPECT_NE(sr.Updates()[0].index, sr.Waits()[0].index);  // queue 1 is not queue 0
+  const isa::Instruction& end0 = sp0.instructions[2];
+  bool waits_for_send = false;
+  for (const isa::SyncWait& w : end0.Waits()) waits_for_send |= w.index == sr.Updates()[0].index;
+  EXPECT_TRUE(waits_for_send) << isa::FormatInstruction(end0);
+  isa::Program pool0 = Decode(n, 0, isa::Engine::kPool);
+  ASSERT_GE(pool0.instructions.size(), 1u);
+  EXPECT_EQ(isa::FormatInstruction(pool0.instructions[0]), "core_barrier sem=1");
+
+  // Core 1: its dependency semaphore is neither the peer's sendrecv semaphore nor the barrier's.
+  isa::Program act1 = Decode(n, 1, isa::Engine::kAct);
+  ASSERT_EQ(act1.instructions[0].num_updates, 1);
+  const uint32_t dep = act1.instructions[0].Updates()[0].index;
+  EXPECT_NE(dep, 0u);
+  EXPECT_NE(dep, 1u);
+
+  // Bad arguments are diagnosed, not emitted.
+  KernelBuilder bad({"bad", "trn2", 2});
+  Tile t = bad.core(0).AllocSbuf("t", kF32, 128, 64).value();
+  EXPECT_FALSE(bad.core(0).sp().CoreBarrier(-1).valid());
+  EXPECT_FALSE(bad.core(0).sp().CoreBarrier(256).valid());  // validation: >= 256 semaphores
+  EXPECT_FALSE(bad.core(0).sp().SendRecv(t.ap(), t.ap(), 0, 300).valid());
+  EXPECT_FALSE(bad.core(0).sp().SendRecv(t.ap(), t.Cols(0, 32).ap(), 0).valid());
+  EXPECT_FALSE(bad.Build().ok());
+  EXPECT_NE(bad.status().message().find("core_barrier semaphore -1"), std::string::npos)
+      << bad.status().message();
+}
+
 }  // namespace
 }  // namespace trnsim::kb
