@@ -115,6 +115,10 @@ class NeurondService final : public v1::Neurond::Service {
   grpc::Status HostCollective(grpc::ServerContext* context,
                               const v1::HostCollectiveRequest* request,
                               v1::HostCollectiveResponse* response) override;
+  // service_peers.cc
+  grpc::Status PointToPoint(grpc::ServerContext* context,
+                            const v1::PointToPointRequest* request,
+                            v1::PointToPointResponse* response) override;
 
   grpc::Status Status(grpc::ServerContext* context, const v1::StatusRequest* request,
                       v1::StatusResponse* response) override;
