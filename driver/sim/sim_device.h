@@ -25,8 +25,9 @@
 // reference-counted memory chunks do (docs/decisions.md, "Execution").
 // Collectives: an execution with ExecutionRequestOptions::collective gets a port to the
 // instance's CollectiveHub for its `collective` instructions; HostCollective goes to the same
-// hub. PointToPoint goes to the instance's PeerExchange, which moves bytes with Copy (any two
-// allocations, across HBM stacks and chips). A rank blocked in a collective holds its cores (as on hardware) and nothing else.
+// hub. A rank blocked in a collective holds its cores (as on hardware) and nothing else.
+// PointToPoint goes to the instance's PeerExchange, which moves bytes with Copy (any two
+// allocations, across HBM stacks and chips) when both sides of a transfer are posted.
 // Races: two executions (or an execution and Write/Read/Copy/Fill) touching the same HBM bytes
 // at once race as they would on hardware; ordering them is the caller's job.
 #pragma once

@@ -3,6 +3,11 @@
  * (sendrecv_remote_test.py):
  *   sendrecv_peer send LNC PEER   this process owns absolute logical core LNC
  *   sendrecv_peer recv LNC PEER   (NEURON_RT_VISIBLE_CORES=LNC) and talks to PEER
+ *   sendrecv_peer hang LNC PEER   connects to PEER, prints "hang: connected" once accepted,
+ *                                 then sleeps until killed
+ *   sendrecv_peer lost LNC PEER   accepts from PEER, posts a receive and expects it to fail
+ *                                 with NRT_FAILURE (the peer's process died; the daemon closed
+ *                                 its end)
  * The sender sends 4096 bytes of a pattern from a device tensor; the receiver checks every
  * byte. Each polls for at most 60 s. Prints "<side>: ok" and exits 0, or "<side>: FAIL ..." and
  * exits 1.
@@ -34,7 +39,9 @@ static void pause_briefly(void) {
 int main(int argc, char **argv) {
   if (argc != 4) return fail("usage: sendrecv_peer send|recv LNC PEER", NRT_INVALID);
   side = argv[1];
-  const bool sending = strcmp(side, "send") == 0;
+  const bool hanging = strcmp(side, "hang") == 0;
+  const bool lost = strcmp(side, "lost") == 0;
+  const bool sending = strcmp(side, "send") == 0 || hanging;
   const int lnc = atoi(argv[2]);
   const int peer = atoi(argv[3]);
   NRT_STATUS s = nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, "", "");
@@ -52,6 +59,11 @@ int main(int argc, char **argv) {
     if (s != NRT_SUCCESS) return fail("test_comm", s);
     if (time(NULL) - start > kPollSeconds) return fail("the peer never connected", NRT_TIMEOUT);
     if (!done) pause_briefly();
+  }
+  if (hanging) {
+    printf("hang: connected\n");
+    fflush(stdout);
+    for (;;) pause_briefly(); /* until killed */
   }
   nrt_tensor_t *tensor = NULL;
   s = nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, kBytes, side, &tensor);
@@ -71,7 +83,12 @@ int main(int argc, char **argv) {
   start = time(NULL);
   while (!done) {
     s = nrt_async_sendrecv_test_request(request, &done, &size);
+    if (lost && s == NRT_FAILURE) {
+      printf("lost: ok (the receive failed with NRT_FAILURE)\n");
+      return 0;
+    }
     if (s != NRT_SUCCESS) return fail("test_request", s);
+    if (lost && done) return fail("the receive succeeded from a dead peer", s);
     if (time(NULL) - start > kPollSeconds) return fail("the transfer never finished", NRT_TIMEOUT);
     if (!done) pause_briefly();
   }

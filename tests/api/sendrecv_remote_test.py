@@ -7,11 +7,14 @@ Builds sendrecv_peer.c against the installed tree PREFIX with CC, starts a neuro
 trn2.48xlarge (LNC 2: 4 logical cores per chip) and runs a receiver on absolute logical core 5
 (chip 1) that accepts from core 0 before the sender on core 0 (chip 0) exists; the sender
 connects and sends 4096 bytes, which the receiver checks byte for byte. The bytes move inside
-the daemon, across chips.
+the daemon, across chips. Then a sender on core 1 connects to a receiver on core 6 and is
+SIGKILLed: the receiver's receive fails with NRT_FAILURE well before its 60 s deadline (the
+daemon closes a dead session's ends).
 
 Last line: "N passed, M failed"; exit status 1 on any failure.
 """
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -30,6 +33,28 @@ def peer_env(address, lnc, lib):
     return clean_env(TRNSIM_DAEMON=address, NEURON_RT_VISIBLE_CORES=str(lnc),
                      NEURON_RT_ASYNC_SENDRECV_EXPERIMENTAL_ENABLED="1",
                      NEURON_RT_EXEC_TIMEOUT="60", LD_LIBRARY_PATH=lib)
+
+
+def dies_case(peer, address, lib):
+    victim = subprocess.Popen([peer, "hang", "1", "6"], env=peer_env(address, 1, lib),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    receiver = subprocess.Popen([peer, "lost", "6", "1"], env=peer_env(address, 6, lib),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = victim.stdout.readline()
+    expect("hang: connected" in line, f"the doomed sender connected ({line.strip()!r})")
+    started = time.monotonic()
+    victim.send_signal(signal.SIGKILL)
+    victim.wait()
+    try:
+        out, err = receiver.communicate(timeout=JOB_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        receiver.kill()
+        out, err = receiver.communicate()
+    seconds = time.monotonic() - started
+    expect(receiver.returncode == 0 and "lost: ok" in out,
+           f"the receive from a killed sender failed with NRT_FAILURE (exit "
+           f"{receiver.returncode}: {out.strip()} {err.strip()[-400:]})")
+    expect(seconds < 30, f"... well before the 60 s deadline (took {seconds:.1f} s)")
 
 
 def main():
@@ -59,6 +84,7 @@ def main():
             expect(proc.returncode == 0 and "ok (4096 bytes)" in out,
                    f"{name}: transfer through the daemon (exit {proc.returncode}: "
                    f"{out.strip()} {err.strip()[-400:]})")
+        dies_case(peer, address, lib)
     finally:
         expect(neurond_fixture.stop(base) == 0, "daemon stopped with SIGTERM")
     return summary(require_checks=True)

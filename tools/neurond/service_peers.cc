@@ -1,9 +1,15 @@
 // The point-to-point RPC of NeurondService: one operation of the Device's PeerExchange
 // (driver::Device::PointToPoint) for the async send/recv of the session's process. A POST's
 // memory handle is the session's and is mapped to the Device's (unknown: NRT_INVALID_HANDLE;
-// range outside the allocation: NRT_INVALID), so the bytes move inside the daemon.
+// range outside the allocation: NRT_INVALID), so the bytes move inside the daemon. The daemon
+// remembers the logical cores each session opened ends on, and when the session ends (its
+// process exited or died) closes them with force: the peers' requests fail with NRT_FAILURE
+// rather than wait for their deadline.
+#include <set>
 #include <string>
+#include <utility>
 
+#include "common/log.h"
 #include "driver/remote/convert.h"
 #include "tools/neurond/service.h"
 
@@ -67,6 +73,10 @@ grpc::Status NeurondService::PointToPoint(grpc::ServerContext* context,
       call.buffer.memory = memory.device_handle;
     }
     TRNSIM_ASSIGN_OR_RETURN(simulator::collective::PeerReply reply, device_->PointToPoint(call));
+    if (call.op == PeerOp::kOpen) {
+      std::lock_guard lock(peers_mutex_);
+      peer_cores_[session->identity().id].insert(call.lnc);
+    }
     response->set_id(reply.id);
     response->set_connected(reply.connected);
     response->set_done(reply.request.done);
@@ -78,6 +88,29 @@ grpc::Status NeurondService::PointToPoint(grpc::ServerContext* context,
   };
   Reply(*session, "PointToPoint", run(), response->mutable_status());
   return grpc::Status::OK;
+}
+
+void NeurondService::ClosePeers(uint64_t session_id) {
+  std::set<int> cores;
+  {
+    std::lock_guard lock(peers_mutex_);
+    auto it = peer_cores_.find(session_id);
+    if (it == peer_cores_.end()) return;
+    cores = std::move(it->second);
+    peer_cores_.erase(it);
+  }
+  for (int lnc : cores) {
+    simulator::collective::PeerCall call;
+    call.op = simulator::collective::PeerOp::kClose;
+    call.lnc = lnc;
+    call.force = true;
+    trnsim::Status closed = device_->PointToPoint(call).status();
+    if (!closed.ok()) {
+      TRNSIM_LOG(Warn, Tool) << "session " << session_id
+                             << " ended: closing the point-to-point ends of logical core " << lnc
+                             << ": " << closed.ToString();
+    }
+  }
 }
 
 }  // namespace trnsim::neurond
