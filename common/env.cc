@@ -99,6 +99,15 @@ constexpr EnvVarInfo kTable[] = {
      "nrt_load_collectives, nrt_build_global_comm, nrt_barrier and nrt_all_gather. trnsim: the "
      "ranks that give the same value meet in the emulated instance's collective hub (in this "
      "process, or in the TRNSIM_DAEMON every rank uses); nothing listens on the port."},
+    {EnvVar::kAsyncSendRecvEnabled, "NEURON_RT_ASYNC_SENDRECV_EXPERIMENTAL_ENABLED",
+     EnvType::kBool, "false",
+     "Enables the experimental async send/recv API (nrt_async_sendrecv_*); without it "
+     "nrt_async_sendrecv_init fails with NRT_FAILURE. trnsim: peers are logical cores of the "
+     "emulated instance (this process, or the TRNSIM_DAEMON's other clients)."},
+    {EnvVar::kAsyncSendRecvBootstrapPort, "NEURON_RT_ASYNC_SENDRECV_BOOTSTRAP_PORT", EnvType::kInt,
+     "", "TCP port async send/recv peers bootstrap their connections on (1..65535). trnsim: "
+     "checked at nrt_init, otherwise unused: peers meet in the emulated instance and nothing "
+     "listens on the port."},
 };
 static_assert(std::size(kTable) == static_cast<size_t>(EnvVar::kCount),
               "every EnvVar needs exactly one row");

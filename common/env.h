@@ -46,6 +46,8 @@ enum class EnvVar : int {
   kInspectEventFilterNc,          // NEURON_RT_INSPECT_EVENT_FILTER_NC
   kInspectEventFilterType,        // NEURON_RT_INSPECT_EVENT_FILTER_TYPE
   kRootCommId,                    // NEURON_RT_ROOT_COMM_ID
+  kAsyncSendRecvEnabled,          // NEURON_RT_ASYNC_SENDRECV_EXPERIMENTAL_ENABLED
+  kAsyncSendRecvBootstrapPort,    // NEURON_RT_ASYNC_SENDRECV_BOOTSTRAP_PORT
   kCount,
 };
 

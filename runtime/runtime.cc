@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <new>
@@ -113,6 +114,14 @@ Status Runtime::Init(uint32_t framework, const std::string& framework_version,
                         " is not a number of seconds (0: no limit)");
   }
   TRNSIM_ASSIGN_OR_RETURN(bool exec_report, env.GetBool(EnvVar::kExecReport));
+  TRNSIM_ASSIGN_OR_RETURN(bool send_recv_enabled, env.GetBool(EnvVar::kAsyncSendRecvEnabled));
+  if (env.Get(EnvVar::kAsyncSendRecvBootstrapPort) != "") {
+    TRNSIM_ASSIGN_OR_RETURN(int64_t port, env.GetInt(EnvVar::kAsyncSendRecvBootstrapPort));
+    if (port < 1 || port > 65535) {
+      return InvalidError("NEURON_RT_ASYNC_SENDRECV_BOOTSTRAP_PORT=" + std::to_string(port) +
+                          " is not a TCP port (1..65535)");
+    }
+  }
   TRNSIM_ASSIGN_OR_RETURN(bool stochastic, env.GetBool(EnvVar::kStochasticRounding));
   TRNSIM_ASSIGN_OR_RETURN(int64_t rounding_seed, env.GetInt(EnvVar::kStochasticSeed));
   TRNSIM_ASSIGN_OR_RETURN(profiling::InspectSettings inspect,
@@ -175,6 +184,15 @@ Status Runtime::Init(uint32_t framework, const std::string& framework_version,
                                                     exec_options);
   host_collectives_ = std::make_unique<collectives::HostCollectives>(
       device_.get(), config_.root_comm_id, exec_options.host_timeout);
+  collectives::SendRecv::Options send_recv_options;
+  send_recv_options.enabled = send_recv_enabled;
+  // NEURON_RT_EXEC_TIMEOUT bounds a connect or transfer (capped at ~31 years: no overflow).
+  send_recv_options.timeout =
+      exec_timeout_s > 0
+          ? std::chrono::milliseconds(std::min<int64_t>(exec_timeout_s, 1'000'000'000) * 1000)
+          : simulator::collective::kDefaultCollectiveTimeout;
+  send_recv_options.total_lnc_count = int(config_.total_vnc);
+  send_recv_ = std::make_unique<collectives::SendRecv>(device_.get(), send_recv_options);
   state_ = State::kInit;
   TRNSIM_LOG(Info, Nrt) << "initialised on emulated " << config.instance->type_name
                         << ", LNC=" << config.lnc << ", logical cores " << VisibleText(config)
@@ -199,6 +217,8 @@ void Runtime::Close() {
   if (sys_trace_.capturing()) (void)sys_trace_.Stop();  // its rings go with the runtime
   executor_.reset();  // no execution runs: Execute holds the lock shared
   host_collectives_.reset();  // nor a host collective: they hold it shared too
+  send_recv_->CloseAll();     // before the tensors its transfers name are freed
+  send_recv_.reset();
   models_.reset();  // unloads every model
   for (TensorSet* set : tensor_sets_) delete set;
   tensor_sets_.clear();
@@ -644,6 +664,60 @@ StatusOr<std::vector<uint8_t>> Runtime::AllGather(int vnc, uint32_t rank, uint32
   std::shared_lock lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
   return host_collectives_->AllGather(vnc, rank, world_size, input);
+}
+
+Status Runtime::SendRecvInit(int lnc) {
+  std::shared_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  return send_recv_->Init(lnc);
+}
+
+Status Runtime::SendRecvClose(int lnc) {
+  std::shared_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  return send_recv_->Close(lnc);
+}
+
+StatusOr<collectives::SendRecv::Comm*> Runtime::SendRecvConnect(bool send,
+                                                                const std::string& peer_ip,
+                                                                int peer_lnc, int lnc) {
+  std::shared_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  return send_recv_->Connect(send, peer_ip, peer_lnc, lnc);
+}
+
+StatusOr<bool> Runtime::SendRecvTestComm(collectives::SendRecv::Comm* comm) {
+  std::shared_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  return send_recv_->TestComm(comm);
+}
+
+StatusOr<collectives::SendRecv::Request*> Runtime::SendRecvPost(
+    const Tensor* tensor, uint64_t offset, uint64_t length, collectives::SendRecv::Comm* comm) {
+  std::shared_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  TRNSIM_RETURN_IF_ERROR(CheckTensor(tensor));
+  const DeviceStorage* storage = tensor->device_storage();
+  if (storage == nullptr) {
+    return InvalidError("tensor '" + tensor->name() +
+                        "' is not in device memory: async send/recv moves device tensors only");
+  }
+  TRNSIM_RETURN_IF_ERROR(tensor->CheckRange(offset, length, "async send/recv"));
+  return send_recv_->Post(comm, storage->device_allocation()->handle,
+                          tensor->storage_offset() + offset, length);
+}
+
+StatusOr<collectives::SendRecv::RequestState> Runtime::SendRecvTestRequest(
+    collectives::SendRecv::Request* request) {
+  std::shared_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  return send_recv_->TestRequest(request);
+}
+
+Status Runtime::SendRecvFlush(int lnc) {
+  std::shared_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  return send_recv_->Flush(lnc);
 }
 
 Status Runtime::UnloadModel(model::Model* model) {

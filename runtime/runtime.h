@@ -32,6 +32,7 @@
 #include "common/env.h"
 #include "driver/device.h"
 #include "runtime/collectives/host_collectives.h"
+#include "runtime/collectives/send_recv.h"
 #include "runtime/config.h"
 #include "runtime/core_map.h"
 #include "runtime/execution/executor.h"
@@ -168,6 +169,23 @@ class Runtime {
   StatusOr<std::vector<uint8_t>> AllGather(int vnc, uint32_t rank, uint32_t world_size,
                                            std::span<const uint8_t> input);
 
+  // --- Async send/recv (collectives/send_recv.h) --------------------------------------------
+  // `lnc` is absolute and must be checked by the caller (one of this process's cores). They
+  // hold the runtime shared and never block. PostSendRecv takes bytes [offset, offset+length)
+  // of a device tensor (NRT_INVALID_HANDLE for a dead tensor; NRT_INVALID for a host tensor or
+  // a range outside it).
+  Status SendRecvInit(int lnc);
+  Status SendRecvClose(int lnc);
+  StatusOr<collectives::SendRecv::Comm*> SendRecvConnect(bool send, const std::string& peer_ip,
+                                                         int peer_lnc, int lnc);
+  StatusOr<bool> SendRecvTestComm(collectives::SendRecv::Comm* comm);
+  StatusOr<collectives::SendRecv::Request*> SendRecvPost(const Tensor* tensor, uint64_t offset,
+                                                         uint64_t length,
+                                                         collectives::SendRecv::Comm* comm);
+  StatusOr<collectives::SendRecv::RequestState> SendRecvTestRequest(
+      collectives::SendRecv::Request* request);
+  Status SendRecvFlush(int lnc);
+
   // --- Device profiles (docs/profiling.md) -------------------------------------------------
   // nrt_profile_start: capture every execution of `model` into `filename` (truncated now) until
   // StopProfile(filename) writes it. NRT_INVALID_HANDLE for an unknown model, NRT_INVALID for
@@ -234,6 +252,7 @@ class Runtime {
   std::unique_ptr<model::ModelRegistry> models_;
   std::unique_ptr<execution::Executor> executor_;  // created at Init, destroyed at Close
   std::unique_ptr<collectives::HostCollectives> host_collectives_;  // likewise
+  std::unique_ptr<collectives::SendRecv> send_recv_;  // likewise
   neff::ReadOptions read_options_;  // validate_hash from NEURON_RT_VALIDATE_HASH at Init
   // Not guarded by mutex_ (it has its own): the executor records into it during runs.
   profiling::SysTraceRecorder sys_trace_;

@@ -153,6 +153,8 @@ class RemoteDevice final : public Device {
   StatusOr<std::vector<uint8_t>> HostCollective(
       const simulator::collective::HostCollectiveCall& call,
       const simulator::collective::PortOptions& options) override;
+  StatusOr<simulator::collective::PeerReply> PointToPoint(
+      const simulator::collective::PeerCall& call) override;
 
  private:
   enum class AttachState { kNotStarted, kPending, kAttached, kEnded };
@@ -662,6 +664,43 @@ StatusOr<std::vector<uint8_t>> RemoteDevice::HostCollective(
   TRNSIM_RETURN_IF_ERROR(Call("HostCollective", &v1::Neurond::Stub::HostCollective, request,
                               &response, wait + options_.rpc_deadline));
   return std::vector<uint8_t>(response.output().begin(), response.output().end());
+}
+
+StatusOr<simulator::collective::PeerReply> RemoteDevice::PointToPoint(
+    const simulator::collective::PeerCall& call) {
+  using simulator::collective::PeerOp;
+  v1::PointToPointRequest request;
+  switch (call.op) {
+    case PeerOp::kOpen: request.set_op(v1::PEER_OPEN); break;
+    case PeerOp::kConnected: request.set_op(v1::PEER_CONNECTED); break;
+    case PeerOp::kPost: request.set_op(v1::PEER_POST); break;
+    case PeerOp::kTest: request.set_op(v1::PEER_TEST); break;
+    case PeerOp::kClose: request.set_op(v1::PEER_CLOSE); break;
+    default:
+      return InvalidError("point-to-point: operation " + std::to_string(int(call.op)) +
+                          " is unknown");
+  }
+  request.set_side(call.side == simulator::collective::PeerSide::kRecv ? v1::PEER_RECV
+                                                                       : v1::PEER_SEND);
+  request.set_lnc(call.lnc);
+  request.set_peer_lnc(call.peer_lnc);
+  request.set_id(call.id);
+  request.set_memory_handle(call.buffer.memory);
+  request.set_offset(call.buffer.offset);
+  request.set_length(call.buffer.length);
+  request.set_force(call.force);
+  v1::PointToPointResponse response;
+  TRNSIM_RETURN_IF_ERROR(Call("PointToPoint", &v1::Neurond::Stub::PointToPoint, request,
+                              &response, options_.rpc_deadline));
+  simulator::collective::PeerReply reply;
+  reply.id = response.id();
+  reply.connected = response.connected();
+  reply.request.done = response.done();
+  reply.request.bytes = response.bytes();
+  if (response.has_transfer_status()) {
+    reply.request.status = StatusFromProto(response.transfer_status());
+  }
+  return reply;
 }
 
 }  // namespace

@@ -51,7 +51,10 @@ StatusOr<std::unique_ptr<Device>> OpenSimDevice(const DeviceOptions& options) {
 }
 
 SimDevice::SimDevice(std::unique_ptr<simulator::Instance> instance)
-    : instance_(std::move(instance)), collectives_(instance_->spec()) {
+    : instance_(std::move(instance)),
+      collectives_(instance_->spec()),
+      peers_([this](uint64_t src, uint64_t src_offset, uint64_t dst, uint64_t dst_offset,
+                    uint64_t size) { return Copy(src, src_offset, dst, dst_offset, size); }) {
   const simulator::InstanceSpec& spec = instance_->spec();
   for (int c = 0; c < spec.chip_count; ++c) {
     for (int h = 0; h < spec.chip->hbm_stacks; ++h) {

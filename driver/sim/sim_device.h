@@ -26,6 +26,8 @@
 // Collectives: an execution with ExecutionRequestOptions::collective gets a port to the
 // instance's CollectiveHub for its `collective` instructions; HostCollective goes to the same
 // hub. A rank blocked in a collective holds its cores (as on hardware) and nothing else.
+// PointToPoint goes to the instance's PeerExchange, which moves bytes with Copy (any two
+// allocations, across HBM stacks and chips) when both sides of a transfer are posted.
 // Races: two executions (or an execution and Write/Read/Copy/Fill) touching the same HBM bytes
 // at once race as they would on hardware; ordering them is the caller's job.
 #pragma once
@@ -78,6 +80,8 @@ class SimDevice final : public Device {
   StatusOr<std::vector<uint8_t>> HostCollective(
       const simulator::collective::HostCollectiveCall& call,
       const simulator::collective::PortOptions& options) override;
+  StatusOr<simulator::collective::PeerReply> PointToPoint(
+      const simulator::collective::PeerCall& call) override;
 
   // Test seam: what executions and ReleaseCores are doing, reported with no lock held, with
   // the instance-wide physical cores concerned. kWaitingForCores: an execution found one of
@@ -122,6 +126,8 @@ class SimDevice final : public Device {
   std::unique_ptr<simulator::Instance> instance_;
   // Where every execution that is a collective rank meets the others (its own locking).
   simulator::collective::CollectiveHub collectives_;
+  // Where point-to-point transfers meet; it copies with Copy (its own locking).
+  simulator::collective::PeerExchange peers_;
   mutable std::shared_mutex mutex_;  // guards everything below
   std::vector<HbmAllocator> allocators_;  // chip * hbm_stacks + hbm
   AllocationMap allocations_;

@@ -230,4 +230,14 @@ StatusOr<std::vector<uint8_t>> SimDevice::HostCollective(
   return collectives_.HostCollective(call, options);
 }
 
+StatusOr<simulator::collective::PeerReply> SimDevice::PointToPoint(
+    const simulator::collective::PeerCall& call) {
+  if (call.op == simulator::collective::PeerOp::kPost) {
+    std::shared_lock lock(mutex_);  // released before the exchange copies (Copy takes it)
+    TRNSIM_RETURN_IF_ERROR(Lookup(call.buffer.memory, call.buffer.offset, call.buffer.length)
+                               .status());
+  }
+  return peers_.Call(call);
+}
+
 }  // namespace trnsim::driver::sim

@@ -1,5 +1,6 @@
 // The sim back end through driver::OpenDevice on a trn2.3xlarge: allocation and its physical
-// addresses, data movement, zeroing, argument validation, core ownership and HBM usage.
+// addresses, data movement, zeroing, argument validation, core ownership, HBM usage and
+// point-to-point transfers.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -437,6 +438,74 @@ TEST(OpenDeviceTest, SeparateSimDevicesAreSeparateInstances) {
   StatusOr<AllocationInfo> a = first->Allocate(request);
   ASSERT_TRUE(a.ok());
   EXPECT_EQ(second->GetHbmUsage(0, 0)->used_bytes, 0u);
+}
+
+}  // namespace
+}  // namespace trnsim::driver
+
+// PointToPoint: the instance's PeerExchange moves bytes between allocations of different HBM
+// stacks when both sides are posted; a post's memory is checked first, and memory freed before
+// the match fails the transfer instead of touching the pool.
+namespace trnsim::driver {
+namespace {
+
+namespace p2p = simulator::collective;
+
+StatusOr<p2p::PeerReply> Peer(Device& device, p2p::PeerOp op, uint64_t id,
+                              p2p::PeerBuffer buffer = {}) {
+  p2p::PeerCall call;
+  call.op = op;
+  call.id = id;
+  call.buffer = buffer;
+  return device.PointToPoint(call);
+}
+
+uint64_t OpenEnd(Device& device, p2p::PeerSide side, int lnc, int peer) {
+  p2p::PeerCall call;
+  call.op = p2p::PeerOp::kOpen;
+  call.side = side;
+  call.lnc = lnc;
+  call.peer_lnc = peer;
+  StatusOr<p2p::PeerReply> reply = device.PointToPoint(call);
+  EXPECT_TRUE(reply.ok()) << reply.status().ToString();
+  return reply.ok() ? reply->id : 0;
+}
+
+TEST_F(SimDeviceTest, PointToPointCopiesAcrossHbmStacksAndChecksMemory) {
+  ASSERT_GE(Trn2_3xlarge().chip->hbm_stacks, 2);
+  AllocationInfo src = MustAllocate(4096, 0);
+  AllocationInfo dst = MustAllocate(4096, 1);
+  std::vector<uint8_t> pattern = Pattern(4096, 9);
+  ASSERT_TRUE(device_->Write(src.handle, 0, pattern.data(), pattern.size()).ok());
+  uint64_t send = OpenEnd(*device_, p2p::PeerSide::kSend, 0, 1);
+  uint64_t recv = OpenEnd(*device_, p2p::PeerSide::kRecv, 1, 0);
+  EXPECT_TRUE(Peer(*device_, p2p::PeerOp::kConnected, send)->connected);
+
+  // Memory is checked before anything is posted.
+  EXPECT_EQ(Peer(*device_, p2p::PeerOp::kPost, send, {src.handle + 1000, 0, 8}).status().code(),
+            StatusCode::kInvalidHandle);
+  EXPECT_EQ(Peer(*device_, p2p::PeerOp::kPost, send, {src.handle, 4090, 8}).status().code(),
+            StatusCode::kInvalid);
+
+  uint64_t s = Peer(*device_, p2p::PeerOp::kPost, send, {src.handle, 100, 1000})->id;
+  uint64_t r = Peer(*device_, p2p::PeerOp::kPost, recv, {dst.handle, 2000, 1000})->id;
+  p2p::PeerReply done = *Peer(*device_, p2p::PeerOp::kTest, r);
+  EXPECT_TRUE(done.request.done);
+  EXPECT_TRUE(done.request.status.ok()) << done.request.status.ToString();
+  EXPECT_EQ(done.request.bytes, 1000u);
+  EXPECT_TRUE(Peer(*device_, p2p::PeerOp::kTest, s)->request.done);
+  std::vector<uint8_t> got = ReadAll(dst.handle, 2000, 1000);
+  EXPECT_TRUE(std::equal(got.begin(), got.end(), pattern.begin() + 100));
+
+  // The receiver's memory is freed before the send arrives: the transfer fails.
+  AllocationInfo doomed = MustAllocate(64, 1);
+  uint64_t r2 = Peer(*device_, p2p::PeerOp::kPost, recv, {doomed.handle, 0, 64})->id;
+  ASSERT_TRUE(device_->Free(doomed.handle).ok());
+  uint64_t s2 = Peer(*device_, p2p::PeerOp::kPost, send, {src.handle, 0, 64})->id;
+  EXPECT_EQ(Peer(*device_, p2p::PeerOp::kTest, r2)->request.status.code(),
+            StatusCode::kInvalidHandle);
+  EXPECT_EQ(Peer(*device_, p2p::PeerOp::kTest, s2)->request.status.code(),
+            StatusCode::kInvalidHandle);
 }
 
 }  // namespace

@@ -118,6 +118,7 @@ void NeurondService::EndSession(const std::shared_ptr<Session>& session, const c
   Session::Released released = session->Close();
   sessions_.Remove(session->identity().id);
   if (!released.ended) return;  // another caller ended it
+  ClosePeers(session->identity().id);
   TRNSIM_LOG(Info, Tool) << "session " << session->identity().id << " closed (" << reason
                          << "): released " << released.cores << " cores, "
                          << released.allocations << " allocations (" << released.bytes

@@ -36,8 +36,10 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -115,6 +117,10 @@ class NeurondService final : public v1::Neurond::Service {
   grpc::Status HostCollective(grpc::ServerContext* context,
                               const v1::HostCollectiveRequest* request,
                               v1::HostCollectiveResponse* response) override;
+  // service_peers.cc
+  grpc::Status PointToPoint(grpc::ServerContext* context,
+                            const v1::PointToPointRequest* request,
+                            v1::PointToPointResponse* response) override;
 
   grpc::Status Status(grpc::ServerContext* context, const v1::StatusRequest* request,
                       v1::StatusResponse* response) override;
@@ -131,6 +137,10 @@ class NeurondService final : public v1::Neurond::Service {
   void EndSession(const std::shared_ptr<Session>& session, const char* reason);
   // The reaper thread: ends sessions that did not attach in time, until stop_reaper_.
   void ReapUnattached();
+  // Closes, whatever is in flight, the point-to-point ends of every logical core the session
+  // opened one on (service_peers.cc), so its peers' requests fail at once instead of timing
+  // out. Called when the session ends.
+  void ClosePeers(uint64_t session_id);
   // Host time since the daemon started.
   std::chrono::nanoseconds Uptime() const {
     return std::chrono::steady_clock::now() - started_at_;
@@ -148,6 +158,10 @@ class NeurondService final : public v1::Neurond::Service {
   std::vector<uint64_t> core_busy_ps_;
   std::vector<uint64_t> core_busy_wall_ns_;
   std::vector<uint64_t> core_flops_;
+
+  std::mutex peers_mutex_;  // guards peer_cores_
+  // Session id -> the logical cores it opened point-to-point ends on.
+  std::map<uint64_t, std::set<int>> peer_cores_;
 
   std::mutex reaper_mutex_;  // guards stop_reaper_
   std::condition_variable reaper_cv_;

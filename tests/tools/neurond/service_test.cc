@@ -1,7 +1,7 @@
 // neurond's service against a raw gRPC client: authentication, malformed requests, handle
-// isolation between sessions, core ownership, limits and cleanup when a client vanishes. After
-// every refusal the daemon must go on serving. Programs and executions:
-// service_programs_test.cc.
+// isolation between sessions, core ownership, limits, cleanup when a client vanishes and the
+// point-to-point RPC. After every refusal the daemon must go on serving. Programs and
+// executions: service_programs_test.cc.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -417,6 +417,76 @@ TEST_F(NeurondServiceTest, ShutdownTellsAttachedClients) {
   ASSERT_TRUE(client->NextEvent(&event));
   EXPECT_EQ(event.kind(), v1::SessionEvent::KIND_SHUTTING_DOWN);
   stopper.join();
+}
+
+// PointToPoint: malformed operations are refused, a POST names the session's own memory (its
+// range checked), and the bytes move between two sessions' allocations inside the daemon.
+v1::PointToPointResponse PeerRpc(RawClient& client, const v1::PointToPointRequest& request) {
+  v1::PointToPointResponse response;
+  grpc::Status rpc = client.stub().PointToPoint(client.Context().get(), request, &response);
+  EXPECT_TRUE(rpc.ok()) << rpc.error_message();
+  return response;
+}
+
+TEST_F(NeurondServiceTest, PointToPointChecksItsRequestsAndMovesBytesBetweenSessions) {
+  auto sender = Connect();
+  auto receiver = Connect();
+  v1::AllocateResponse src = Allocate(*sender, 1024);
+  v1::AllocateResponse dst = Allocate(*receiver, 1024);
+  ASSERT_EQ(src.status().code(), kOk);
+  ASSERT_EQ(dst.status().code(), kOk);
+  ASSERT_EQ(WriteStream(*sender, {Header(src.info().handle(), 0, 8), Data("abcdefgh")}), kOk);
+
+  v1::PointToPointRequest bad;
+  bad.set_op(static_cast<v1::PeerOp>(77));
+  EXPECT_EQ(PeerRpc(*sender, bad).status().code(), kInvalid);
+  bad.set_op(v1::PEER_OPEN);
+  bad.set_side(static_cast<v1::PeerSide>(9));
+  EXPECT_EQ(PeerRpc(*sender, bad).status().code(), kInvalid);
+
+  v1::PointToPointRequest open;
+  open.set_op(v1::PEER_OPEN);
+  open.set_side(v1::PEER_SEND);
+  open.set_lnc(0);
+  open.set_peer_lnc(1);
+  v1::PointToPointResponse send = PeerRpc(*sender, open);
+  ASSERT_EQ(send.status().code(), kOk);
+  open.set_side(v1::PEER_RECV);
+  open.set_lnc(1);
+  open.set_peer_lnc(0);
+  v1::PointToPointResponse recv = PeerRpc(*receiver, open);
+  ASSERT_EQ(recv.status().code(), kOk);
+
+  v1::PointToPointRequest post;
+  post.set_op(v1::PEER_POST);
+  post.set_id(send.id());
+  post.set_memory_handle(src.info().handle() + 1000);  // not the sender's
+  post.set_length(8);
+  EXPECT_EQ(PeerRpc(*sender, post).status().code(), kInvalidHandle);
+  post.set_memory_handle(src.info().handle());
+  post.set_offset(1020);  // past the end
+  EXPECT_EQ(PeerRpc(*sender, post).status().code(), kInvalid);
+  post.set_offset(0);
+  v1::PointToPointResponse sent = PeerRpc(*sender, post);
+  ASSERT_EQ(sent.status().code(), kOk);
+  post.set_id(recv.id());
+  post.set_memory_handle(dst.info().handle());
+  post.set_offset(100);
+  v1::PointToPointResponse received = PeerRpc(*receiver, post);
+  ASSERT_EQ(received.status().code(), kOk);
+
+  v1::PointToPointRequest test;
+  test.set_op(v1::PEER_TEST);
+  test.set_id(received.id());
+  v1::PointToPointResponse tested = PeerRpc(*receiver, test);
+  EXPECT_EQ(tested.status().code(), kOk);
+  EXPECT_TRUE(tested.done());
+  EXPECT_EQ(tested.bytes(), 8u);
+  EXPECT_EQ(tested.transfer_status().code(), kOk);
+  std::string bytes;
+  ASSERT_EQ(ReadBytes(*receiver, dst.info().handle(), 100, 8, &bytes), kOk);
+  EXPECT_EQ(bytes, "abcdefgh");
+  ExpectServing(*sender);
 }
 
 }  // namespace
