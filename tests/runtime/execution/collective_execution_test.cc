@@ -14,11 +14,16 @@
 //  - y matches the reference math within the tolerance.
 // It also runs mlp_tp16_bf16 over 16 ranks of a trn2.48xlarge at LNC 1 (two chips), against the
 // reference math.
+//
+// The LNC=2 pair instructions through the runtime: a kernel whose two subgraphs pass a tile with
+// `sendrecv` and meet at a `core_barrier` runs with nrt_execute on one logical core.
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <thread>
 
 #include "tests/runtime/execution/execution_fixture.h"
+#include "tools/kernel_builder/kernel_builder.h"
 
 namespace trnsim::runtime::execution::testing {
 namespace {
@@ -139,6 +144,69 @@ TEST_F(TpMlpTest, APlainLoadIsRefusedAndAWorldOfOneAllReducesToItself) {
     ASSERT_TRUE(ran.ok()) << ran.ToString();
     // The sum over one rank is the input itself, bit for bit (NaN payloads included).
     EXPECT_EQ(Read(out, data.size()), data) << "execution " << e;
+  }
+}
+
+// sg00 loads x and sends it to sg01's SBUF; sg01 adds 1 once it has landed and stores y; both
+// meet at a core_barrier, after which sg00 reads y back into z — correct only if the barrier
+// really orders the two cores.
+TEST_F(TpMlpTest, Lnc2PairInstructionsRunThroughTheRuntime) {
+  constexpr isa::Dtype kF32 = isa::Dtype::kFloat32;
+  kb::KernelBuilder k({"pair", "trn2", 2});
+  kb::HbmTensor x = k.AddInput("x", kF32, {128, 64}).value();
+  kb::HbmTensor y = k.AddOutput("y", kF32, {128, 64}).value();
+  kb::HbmTensor z = k.AddOutput("z", kF32, {128, 64}).value();
+  kb::Core& c0 = k.core(0);
+  kb::Core& c1 = k.core(1);
+  kb::Tile a = c0.AllocSbuf("a", kF32, 128, 64).value();
+  kb::Tile back = c0.AllocSbuf("back", kF32, 128, 64).value();
+  kb::Tile b = c1.AllocSbuf("b", kF32, 128, 64).value();
+  kb::InstRef load = c0.sp().DmaCopy(a.ap(), x.Block(0, 128, 0, 64));
+  kb::InstRef send = c0.sp().SendRecv(b.ap(), a.ap(), /*peer_semaphore=*/3);
+  k.Depend(send, load);
+  c0.sp().CoreBarrier(4);
+  kb::InstRef fetch = c0.sp().DmaCopy(back.ap(), y.Block(0, 128, 0, 64));
+  kb::InstRef keep = c0.sp().DmaCopy(z.Block(0, 128, 0, 64), back.ap());
+  k.Depend(keep, fetch);
+  c1.dve().SemWait(3, isa::CmpOp::kGe, 1);
+  kb::InstRef add = c1.dve().TensorScalar(b.ap(), b.ap(), isa::AluOp::kAdd, kb::Scalar(1.0f));
+  kb::InstRef store = c1.sp().DmaCopy(y.Block(0, 128, 0, 64), b.ap());
+  k.Depend(store, add);
+  kb::InstRef meet1 = c1.sp().CoreBarrier(4);
+  k.Depend(meet1, store);
+  StatusOr<neff::Neff> neff = k.Build();
+  ASSERT_TRUE(neff.ok()) << neff.status().ToString();
+
+  ASSERT_NO_FATAL_FAILURE(Start("trn2.3xlarge", 2));
+  StatusOr<model::Model*> model = rt().LoadModel(*std::move(neff), 0, -1);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  const size_t bytes = 128 * 64 * 4;
+  std::vector<uint8_t> xs(bytes);
+  for (size_t i = 0; i < 128 * 64; ++i) {
+    const float f = float(i % 97) - 40.0f;
+    std::memcpy(&xs[i * 4], &f, 4);
+  }
+  Tensor* tx = NewTensor(bytes, "x");
+  Tensor* ty = NewTensor(bytes, "y");
+  Tensor* tz = NewTensor(bytes, "z");
+  Write(tx, xs);
+  ASSERT_TRUE(rt().MemsetTensor(ty, 0, 0xFF, bytes).ok());
+  ASSERT_TRUE(rt().MemsetTensor(tz, 0, 0xFF, bytes).ok());
+  TensorSet* ins = NewSet();
+  TensorSet* outs = NewSet();
+  ASSERT_TRUE(rt().AddToTensorSet(ins, "x", tx).ok());
+  ASSERT_TRUE(rt().AddToTensorSet(outs, "y", ty).ok());
+  ASSERT_TRUE(rt().AddToTensorSet(outs, "z", tz).ok());
+  Status ran = rt().Execute(*model, ins, outs, 1);
+  ASSERT_TRUE(ran.ok()) << ran.ToString();
+  std::vector<uint8_t> ys = Read(ty, bytes), zs = Read(tz, bytes);
+  for (size_t i = 0; i < 128 * 64; ++i) {
+    float in, out, kept;
+    std::memcpy(&in, &xs[i * 4], 4);
+    std::memcpy(&out, &ys[i * 4], 4);
+    std::memcpy(&kept, &zs[i * 4], 4);
+    ASSERT_EQ(out, in + 1.0f) << "y[" << i << "]";
+    ASSERT_EQ(kept, in + 1.0f) << "z[" << i << "] (read back by sg00 after the barrier)";
   }
 }
 
