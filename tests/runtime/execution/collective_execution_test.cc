@@ -23,7 +23,7 @@
 #include <thread>
 
 #include "tests/runtime/execution/execution_fixture.h"
-#include "tools/kernel_builder/kernel_builder.h"
+#include "tests/tools/kernel_builder/pair_kernel.h"
 
 namespace trnsim::runtime::execution::testing {
 namespace {
@@ -147,34 +147,10 @@ TEST_F(TpMlpTest, APlainLoadIsRefusedAndAWorldOfOneAllReducesToItself) {
   }
 }
 
-// sg00 loads x and sends it to sg01's SBUF; sg01 adds 1 once it has landed and stores y; both
-// meet at a core_barrier, after which sg00 reads y back into z — correct only if the barrier
-// really orders the two cores.
+// The pair kernel (tests/tools/kernel_builder/pair_kernel.h) through nrt_execute's path.
 TEST_F(TpMlpTest, Lnc2PairInstructionsRunThroughTheRuntime) {
-  constexpr isa::Dtype kF32 = isa::Dtype::kFloat32;
-  kb::KernelBuilder k({"pair", "trn2", 2});
-  kb::HbmTensor x = k.AddInput("x", kF32, {128, 64}).value();
-  kb::HbmTensor y = k.AddOutput("y", kF32, {128, 64}).value();
-  kb::HbmTensor z = k.AddOutput("z", kF32, {128, 64}).value();
-  kb::Core& c0 = k.core(0);
-  kb::Core& c1 = k.core(1);
-  kb::Tile a = c0.AllocSbuf("a", kF32, 128, 64).value();
-  kb::Tile back = c0.AllocSbuf("back", kF32, 128, 64).value();
-  kb::Tile b = c1.AllocSbuf("b", kF32, 128, 64).value();
-  kb::InstRef load = c0.sp().DmaCopy(a.ap(), x.Block(0, 128, 0, 64));
-  kb::InstRef send = c0.sp().SendRecv(b.ap(), a.ap(), /*peer_semaphore=*/3);
-  k.Depend(send, load);
-  c0.sp().CoreBarrier(4);
-  kb::InstRef fetch = c0.sp().DmaCopy(back.ap(), y.Block(0, 128, 0, 64));
-  kb::InstRef keep = c0.sp().DmaCopy(z.Block(0, 128, 0, 64), back.ap());
-  k.Depend(keep, fetch);
-  c1.dve().SemWait(3, isa::CmpOp::kGe, 1);
-  kb::InstRef add = c1.dve().TensorScalar(b.ap(), b.ap(), isa::AluOp::kAdd, kb::Scalar(1.0f));
-  kb::InstRef store = c1.sp().DmaCopy(y.Block(0, 128, 0, 64), b.ap());
-  k.Depend(store, add);
-  kb::InstRef meet1 = c1.sp().CoreBarrier(4);
-  k.Depend(meet1, store);
-  StatusOr<neff::Neff> neff = k.Build();
+  kb::testing::PairKernel kernel = kb::testing::BuildPairKernel();
+  StatusOr<neff::Neff>& neff = kernel.neff;
   ASSERT_TRUE(neff.ok()) << neff.status().ToString();
 
   ASSERT_NO_FATAL_FAILURE(Start("trn2.3xlarge", 2));

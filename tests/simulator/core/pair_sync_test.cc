@@ -13,6 +13,7 @@
 #include "simulator/core/execution.h"
 #include "simulator/isa/limits.h"
 #include "simulator/isa/text.h"
+#include "tests/tools/kernel_builder/pair_kernel.h"
 #include "tools/kernel_builder/kernel_builder.h"
 
 namespace trnsim::simulator::core {
@@ -271,35 +272,12 @@ TEST(PairSyncTest, TheReferenceInterpreterRefusesBoth) {
   }
 }
 
-// sg00 loads x into SBUF and sends it to sg01; sg01 adds 1 to it once it landed and stores y;
-// then both meet at a core_barrier and sg00 reads y back (only correct after the barrier).
+// The pair kernel (tests/tools/kernel_builder/pair_kernel.h) decoded and run on both cores.
 TEST(PairSyncTest, KernelBuilderLnc2KernelRunsOnBothCores) {
-  constexpr isa::Dtype kF32 = isa::Dtype::kFloat32;
-  kb::KernelBuilder k({"pair", "trn2", 2});
-  kb::HbmTensor x = k.AddInput("x", kF32, {128, 64}).value();
-  kb::HbmTensor y = k.AddOutput("y", kF32, {128, 64}).value();
-  kb::HbmTensor z = k.AddOutput("z", kF32, {128, 64}).value();
-  kb::Core& c0 = k.core(0);
-  kb::Core& c1 = k.core(1);
-  kb::Tile a = c0.AllocSbuf("a", kF32, 128, 64).value();
-  kb::Tile back = c0.AllocSbuf("back", kF32, 128, 64).value();
-  kb::Tile b = c1.AllocSbuf("b", kF32, 128, 64).value();
-  kb::InstRef load = c0.sp().DmaCopy(a.ap(), x.Block(0, 128, 0, 64));
-  kb::InstRef send = c0.sp().SendRecv(b.ap(), a.ap(), /*peer_semaphore=*/3);
-  k.Depend(send, load);
-  kb::InstRef meet0 = c0.sp().CoreBarrier(4);
-  kb::InstRef fetch = c0.sp().DmaCopy(back.ap(), y.Block(0, 128, 0, 64));
-  kb::InstRef keep = c0.sp().DmaCopy(z.Block(0, 128, 0, 64), back.ap());
-  k.Depend(keep, fetch);
-  c1.dve().SemWait(3, isa::CmpOp::kGe, 1);
-  kb::InstRef add = c1.dve().TensorScalar(b.ap(), b.ap(), isa::AluOp::kAdd, kb::Scalar(1.0f));
-  kb::InstRef store = c1.sp().DmaCopy(y.Block(0, 128, 0, 64), b.ap());
-  k.Depend(store, add);
-  kb::InstRef meet1 = c1.sp().CoreBarrier(4);
-  k.Depend(meet1, store);  // the store has landed before core 1 arrives
-  ASSERT_TRUE(meet0.valid() && meet1.valid() && keep.valid()) << k.status().ToString();
-  StatusOr<neff::Neff> n = k.Build();
+  kb::testing::PairKernel kernel = kb::testing::BuildPairKernel();
+  StatusOr<neff::Neff>& n = kernel.neff;
   ASSERT_TRUE(n.ok()) << n.status().ToString();
+  const kb::HbmTensor &x = kernel.x, &y = kernel.y, &z = kernel.z;
 
   const isa::IsaLimits limits = isa::LimitsFor(kChip);
   reference::VectorHbm hbm;
