@@ -108,6 +108,14 @@ constexpr EnvVarInfo kTable[] = {
      "", "TCP port async send/recv peers bootstrap their connections on (1..65535). trnsim: "
      "checked at nrt_init, otherwise unused: peers meet in the emulated instance and nothing "
      "listens on the port."},
+    {EnvVar::kNumericalErrorsVerbosity, "NEURON_RT_NUMERICAL_ERRORS_VERBOSITY", EnvType::kString,
+     "none",
+     "critical: an execution whose floating-point outputs hold NaN or Inf returns "
+     "NRT_EXEC_COMPLETED_WITH_NUM_ERR (1003) naming the output (outputs are still written); "
+     "none: no check (AWS's default since runtime 2.25). Other values: nrt_init fails with "
+     "NRT_INVALID."},
+    {EnvVar::kFailOnNan, "NEURON_FAIL_ON_NAN", EnvType::kBool, "false",
+     "true/1: the same as NEURON_RT_NUMERICAL_ERRORS_VERBOSITY=critical."},
 };
 static_assert(std::size(kTable) == static_cast<size_t>(EnvVar::kCount),
               "every EnvVar needs exactly one row");

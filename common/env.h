@@ -48,6 +48,8 @@ enum class EnvVar : int {
   kRootCommId,                    // NEURON_RT_ROOT_COMM_ID
   kAsyncSendRecvEnabled,          // NEURON_RT_ASYNC_SENDRECV_EXPERIMENTAL_ENABLED
   kAsyncSendRecvBootstrapPort,    // NEURON_RT_ASYNC_SENDRECV_BOOTSTRAP_PORT
+  kNumericalErrorsVerbosity,      // NEURON_RT_NUMERICAL_ERRORS_VERBOSITY
+  kFailOnNan,                     // NEURON_FAIL_ON_NAN
   kCount,
 };
 

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <ctime>
 #include <new>
@@ -124,6 +125,15 @@ Status Runtime::Init(uint32_t framework, const std::string& framework_version,
   }
   TRNSIM_ASSIGN_OR_RETURN(bool stochastic, env.GetBool(EnvVar::kStochasticRounding));
   TRNSIM_ASSIGN_OR_RETURN(int64_t rounding_seed, env.GetInt(EnvVar::kStochasticSeed));
+  TRNSIM_ASSIGN_OR_RETURN(bool fail_on_nan, env.GetBool(EnvVar::kFailOnNan));
+  std::string verbosity(env.Get(EnvVar::kNumericalErrorsVerbosity));
+  std::transform(verbosity.begin(), verbosity.end(), verbosity.begin(),
+                 [](unsigned char c) { return char(std::tolower(c)); });
+  if (verbosity != "critical" && verbosity != "none") {
+    return InvalidError("NEURON_RT_NUMERICAL_ERRORS_VERBOSITY='" +
+                        std::string(env.Get(EnvVar::kNumericalErrorsVerbosity)) +
+                        "' is neither critical nor none");
+  }
   TRNSIM_ASSIGN_OR_RETURN(profiling::InspectSettings inspect,
                           profiling::ParseInspectSettings(env, uint32_t(config.visible_vnc_count)));
 
@@ -159,6 +169,7 @@ Status Runtime::Init(uint32_t framework, const std::string& framework_version,
   exec_options.report = exec_report;
   exec_options.stochastic_rounding = stochastic;
   exec_options.rounding_seed = uint64_t(rounding_seed);
+  exec_options.check_numerics = fail_on_nan || verbosity == "critical";
   exec_options.instance_name = config_.instance->type_name;
   exec_options.sys_trace = &sys_trace_;
   inspect_dir_.clear();

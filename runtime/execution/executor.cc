@@ -9,6 +9,7 @@
 #include "runtime/execution/exec_report.h"
 #include "runtime/execution/host_staging.h"
 #include "runtime/execution/io_address_tables.h"
+#include "runtime/execution/numerical_check.h"
 #include "runtime/execution/var_bindings.h"
 #include "simulator/numerics/float_formats.h"
 
@@ -128,11 +129,32 @@ Status Executor::RunOnce(const model::Model& model, const CoreLocation& where,
     LogLine(LogLevel::kInfo, LogComponent::kNrt, "nrt_execute",
             FormatExecReport(model.name(), model.vnc(), *result));
   }
-  std::lock_guard<std::mutex> records_lock(records_mutex_);
-  ExecutionRecord& record = records_[&model];
-  record.last = std::move(*result);
-  record.execution_count += 1;
-  record.host_ns = static_cast<uint64_t>(host_ns);
+  {
+    std::lock_guard<std::mutex> records_lock(records_mutex_);
+    ExecutionRecord& record = records_[&model];
+    record.last = std::move(*result);
+    record.execution_count += 1;
+    record.host_ns = static_cast<uint64_t>(host_ns);
+  }
+  return options_.check_numerics ? CheckOutputs(model, binding) : Status::Ok();
+}
+
+Status Executor::CheckOutputs(const model::Model& model, const IoBinding& binding) const {
+  for (const neff::TensorDecl& decl : model.tensors()) {
+    if (decl.usage != neff::TensorUsage::kOutput) continue;
+    if (decl.dtype != isa::Dtype::kFloat32 && decl.dtype != isa::Dtype::kFloat32r &&
+        decl.dtype != isa::Dtype::kBfloat16 && decl.dtype != isa::Dtype::kFloat16 &&
+        decl.dtype != isa::Dtype::kFloat8E3 && decl.dtype != isa::Dtype::kFloat8E4 &&
+        decl.dtype != isa::Dtype::kFloat8E5) {
+      continue;
+    }
+    const Tensor* tensor = binding.Find(decl.name);
+    if (tensor == nullptr) continue;
+    std::vector<uint8_t> bytes(decl.size);
+    TRNSIM_RETURN_IF_ERROR(tensor->Read(0, bytes.data(), bytes.size()));
+    TRNSIM_RETURN_IF_ERROR(
+        NumericalErrorStatus(decl.name, decl.dtype, CountNonFinite(decl.dtype, bytes)));
+  }
   return Status::Ok();
 }
 

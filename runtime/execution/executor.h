@@ -22,7 +22,9 @@
 // one INFO line (exec_report.h).
 //
 // Errors: the device's (NRT_TIMEOUT / NRT_INVALID from the chip model, NRT_RESOURCE when a host
-// tensor cannot be staged), each prefixed with the model's name and vnc. Thread safety: all
+// tensor cannot be staged), each prefixed with the model's name and vnc; with check_numerics,
+// NRT_EXEC_COMPLETED_WITH_NUM_ERR for a completed execution whose outputs hold NaN/Inf (it
+// still counts as an execution). Thread safety: all
 // methods.
 #pragma once
 
@@ -54,6 +56,9 @@ struct ExecutorOptions {
   bool report = false;                        // TRNSIM_EXEC_REPORT
   bool stochastic_rounding = false;           // NEURON_RT_STOCHASTIC_ROUNDING_EN
   uint64_t rounding_seed = 0;                 // NEURON_RT_STOCHASTIC_ROUNDING_SEED
+  // NEURON_RT_NUMERICAL_ERRORS_VERBOSITY=critical / NEURON_FAIL_ON_NAN: scan the floating-point
+  // outputs of every completed execution (numerical_check.h).
+  bool check_numerics = false;
   // NEURON_RT_INSPECT_DEVICE_PROFILE: the directory the selected executions' profiles are
   // written to (profile_nc_<vnc>_session_<n>.ntff, n = 1, 2, ... per process); empty: off.
   std::string inspect_dir;
@@ -117,6 +122,9 @@ class Executor {
   const simulator::ChipSpec& chip_;
   ExecutorOptions options_;
 
+  // NRT_EXEC_COMPLETED_WITH_NUM_ERR naming the first floating-point output of `model` that
+  // holds NaN or Inf after a run (numerical_check.h); OK otherwise.
+  Status CheckOutputs(const model::Model& model, const IoBinding& binding) const;
   // The run lock of logical core `vnc` (created on first use; never freed before the executor).
   std::mutex& CoreMutex(int vnc);
 
