@@ -4,17 +4,6 @@
 
 namespace trnsim::simulator::collective {
 
-std::string_view CollectiveKindName(CollectiveKind kind) {
-  switch (kind) {
-    case CollectiveKind::kAllReduce: return "all_reduce";
-    case CollectiveKind::kAllGather: return "all_gather";
-    case CollectiveKind::kReduceScatter: return "reduce_scatter";
-    case CollectiveKind::kAllToAll: return "all_to_all";
-    case CollectiveKind::kPermute: return "permute";
-  }
-  return "unknown";
-}
-
 StatusOr<std::vector<uint32_t>> GroupMembers(ReplicaGroupSpec spec, uint32_t world_size,
                                              uint32_t rank) {
   if (world_size == 0) return InvalidError("a world of 0 ranks");

@@ -32,16 +32,16 @@
 
 namespace trnsim::simulator::collective {
 
-// The collective a `collective` instruction performs (its `kind` field; binary values fixed).
-enum class CollectiveKind : uint8_t {
-  kAllReduce = 0,      // dst[i] = reduce over the group of src[i]; |dst| = |src|
-  kAllGather = 1,      // dst = src of member 0, member 1, ...; |dst| = G·|src|
-  kReduceScatter = 2,  // dst = block `position` of all_reduce(src); |src| = G·|dst|
-  kAllToAll = 3,       // dst block j = src block `position` of member j; |dst| = |src| = G·block
-  kPermute = 4,        // dst = src of member (position − shift) mod G; |dst| = |src|
-};
-inline constexpr int kCollectiveKindCount = 5;
-std::string_view CollectiveKindName(CollectiveKind kind);  // "all_reduce", "all_gather", ...
+// The collective a `collective` instruction performs: the ISA's own kind (isa/ops.h; its
+// `kind` field, binary values fixed by docs/isa.md §7.8):
+//   all_reduce     dst[i] = reduce over the group of src[i]; |dst| = |src|
+//   all_gather     dst = src of member 0, member 1, ...; |dst| = G·|src|
+//   reduce_scatter dst = block `position` of all_reduce(src); |src| = G·|dst|
+//   all_to_all     dst block j = src block `position` of member j; |dst| = |src| = G·block
+//   permute        dst = src of member (position − shift) mod G; |dst| = |src|
+using isa::CollectiveKind;
+using isa::CollectiveKindName;  // "all_reduce", "all_gather", ...
+using isa::kCollectiveKindCount;
 
 // A replica group in closed form. With world W, size G (0 means W) and stride s >= 1 the
 // groups are, for every block b of G·s consecutive ranks and every offset o in [0, s):

@@ -17,19 +17,7 @@
 
 namespace trnsim::simulator::core {
 
-namespace {
-
 namespace cc = ::trnsim::simulator::collective;
-
-// The ISA's kind values are the port's (docs/isa.md §7.8 fixes both).
-static_assert(int(cc::CollectiveKind::kAllReduce) == int(isa::CollectiveKind::kAllReduce));
-static_assert(int(cc::CollectiveKind::kAllGather) == int(isa::CollectiveKind::kAllGather));
-static_assert(int(cc::CollectiveKind::kReduceScatter) == int(isa::CollectiveKind::kReduceScatter));
-static_assert(int(cc::CollectiveKind::kAllToAll) == int(isa::CollectiveKind::kAllToAll));
-static_assert(int(cc::CollectiveKind::kPermute) == int(isa::CollectiveKind::kPermute));
-static_assert(cc::kCollectiveKindCount == isa::kCollectiveKindCount);
-
-}  // namespace
 
 Status CoreModel::IssueCollective(int engine, const isa::Instruction& inst, uint32_t traced) {
   if (collectives_ == nullptr)
