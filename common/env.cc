@@ -116,6 +116,11 @@ constexpr EnvVarInfo kTable[] = {
      "NRT_INVALID."},
     {EnvVar::kFailOnNan, "NEURON_FAIL_ON_NAN", EnvType::kBool, "false",
      "true/1: the same as NEURON_RT_NUMERICAL_ERRORS_VERBOSITY=critical."},
+    {EnvVar::kAsyncExecMaxInflight, "NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS", EnvType::kInt,
+     "0",
+     "Implicit async mode (AWS runtime 2.15-2.33): above 0, nrt_execute queues the execution and "
+     "returns at once, with at most this many in flight per logical core (capped at 63); "
+     "completions go to nrt_register_async_exec_callback's callback. 0: nrt_execute blocks."},
 };
 static_assert(std::size(kTable) == static_cast<size_t>(EnvVar::kCount),
               "every EnvVar needs exactly one row");

@@ -50,6 +50,7 @@ enum class EnvVar : int {
   kAsyncSendRecvBootstrapPort,    // NEURON_RT_ASYNC_SENDRECV_BOOTSTRAP_PORT
   kNumericalErrorsVerbosity,      // NEURON_RT_NUMERICAL_ERRORS_VERBOSITY
   kFailOnNan,                     // NEURON_FAIL_ON_NAN
+  kAsyncExecMaxInflight,          // NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS
   kCount,
 };
 

@@ -24,6 +24,7 @@ constexpr char kInspectOwnsSysTrace[] =
 constexpr uint32_t kFrameworkTypeFirst = 1;  // NRT_FRAMEWORK_TYPE_NO_FW
 constexpr uint32_t kFrameworkTypeLast = 5;   // NRT_FRAMEWORK_TYPE_PRECHECK
 constexpr uint64_t kDeviceAlignmentBytes = 64;
+constexpr int64_t kMaxImplicitAsyncInflight = 63;  // AWS runtime 2.23+
 
 std::string VisibleText(const RuntimeConfig& config) {
   int last = config.first_visible_vnc + config.visible_vnc_count - 1;
@@ -134,6 +135,16 @@ Status Runtime::Init(uint32_t framework, const std::string& framework_version,
                         std::string(env.Get(EnvVar::kNumericalErrorsVerbosity)) +
                         "' is neither critical nor none");
   }
+  TRNSIM_ASSIGN_OR_RETURN(int64_t max_inflight, env.GetInt(EnvVar::kAsyncExecMaxInflight));
+  if (max_inflight < 0) {
+    return InvalidError("NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS=" +
+                        std::to_string(max_inflight) + " is not a number of requests");
+  }
+  if (max_inflight > kMaxImplicitAsyncInflight) {
+    TRNSIM_LOG(Warn, Nrt) << "NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS=" << max_inflight
+                          << " is above the cap; using " << kMaxImplicitAsyncInflight;
+    max_inflight = kMaxImplicitAsyncInflight;
+  }
   TRNSIM_ASSIGN_OR_RETURN(profiling::InspectSettings inspect,
                           profiling::ParseInspectSettings(env, uint32_t(config.visible_vnc_count)));
 
@@ -204,6 +215,17 @@ Status Runtime::Init(uint32_t framework, const std::string& framework_version,
           : simulator::collective::kDefaultCollectiveTimeout;
   send_recv_options.total_lnc_count = int(config_.total_vnc);
   send_recv_ = std::make_unique<collectives::SendRecv>(device_.get(), send_recv_options);
+  async::ExecutionUnitQueues::Options queue_options;
+  queue_options.lnc_count = int(config_.visible_vnc_count);
+  async_queues_ = std::make_shared<async::ExecutionUnitQueues>(queue_options);
+  implicit_async_depth_ = uint32_t(max_inflight);
+  if (max_inflight > 0) {
+    queue_options.depth = size_t(max_inflight);
+    queue_options.fatal_disables_unit = false;  // nrt_execute reports each failure by itself
+    implicit_queues_ = std::make_shared<async::ExecutionUnitQueues>(queue_options);
+    TRNSIM_LOG(Info, Nrt) << "implicit async mode: up to " << max_inflight
+                          << " executions in flight per logical core";
+  }
   state_ = State::kInit;
   TRNSIM_LOG(Info, Nrt) << "initialised on emulated " << config.instance->type_name
                         << ", LNC=" << config.lnc << ", logical cores " << VisibleText(config)
@@ -213,6 +235,7 @@ Status Runtime::Init(uint32_t framework, const std::string& framework_version,
 }
 
 void Runtime::Close() {
+  ShutDownAsync();  // queued requests complete first; they need mutex_ shared
   std::unique_lock lock(mutex_);
   if (state_ != State::kInit) return;
   if (inspect_owns_sys_trace_) {
@@ -226,6 +249,9 @@ void Runtime::Close() {
     inspect_owns_sys_trace_ = false;
   }
   if (sys_trace_.capturing()) (void)sys_trace_.Stop();  // its rings go with the runtime
+  async_queues_.reset();  // shut down: nothing queued, nothing running
+  implicit_queues_.reset();
+  implicit_async_depth_ = 0;
   executor_.reset();  // no execution runs: Execute holds the lock shared
   host_collectives_.reset();  // nor a host collective: they hold it shared too
   send_recv_->CloseAll();     // before the tensors its transfers name are freed
@@ -403,6 +429,7 @@ StatusOr<Tensor*> Runtime::AllocateSlice(const Tensor* source, uint64_t offset, 
 }
 
 Status Runtime::FreeTensor(Tensor* tensor) {
+  WaitUntilTensorUnused(tensor);
   std::unique_lock lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
   TRNSIM_RETURN_IF_ERROR(CheckTensor(tensor));
@@ -413,6 +440,7 @@ Status Runtime::FreeTensor(Tensor* tensor) {
 }
 
 Status Runtime::ReadTensor(const Tensor* tensor, void* dst, uint64_t offset, uint64_t size) {
+  WaitUntilTensorUnused(tensor);
   std::shared_lock lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
   TRNSIM_RETURN_IF_ERROR(CheckTensor(tensor));
@@ -420,6 +448,7 @@ Status Runtime::ReadTensor(const Tensor* tensor, void* dst, uint64_t offset, uin
 }
 
 Status Runtime::WriteTensor(Tensor* tensor, const void* src, uint64_t offset, uint64_t size) {
+  WaitUntilTensorUnused(tensor);
   std::shared_lock lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
   TRNSIM_RETURN_IF_ERROR(CheckTensor(tensor));
@@ -428,6 +457,8 @@ Status Runtime::WriteTensor(Tensor* tensor, const void* src, uint64_t offset, ui
 
 Status Runtime::CopyTensor(const Tensor* src, uint64_t src_offset, Tensor* dst,
                            uint64_t dst_offset, uint64_t size) {
+  WaitUntilTensorUnused(src);
+  WaitUntilTensorUnused(dst);
   std::shared_lock lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
   TRNSIM_RETURN_IF_ERROR(CheckTensor(src));
@@ -436,6 +467,7 @@ Status Runtime::CopyTensor(const Tensor* src, uint64_t src_offset, Tensor* dst,
 }
 
 Status Runtime::MemsetTensor(Tensor* tensor, uint64_t offset, uint8_t value, uint64_t size) {
+  WaitUntilTensorUnused(tensor);
   std::shared_lock lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
   TRNSIM_RETURN_IF_ERROR(CheckTensor(tensor));
@@ -453,6 +485,7 @@ Status Runtime::AttachBuffer(Tensor* tensor, void* buffer, uint64_t size) {
 
 Status Runtime::ReadTensorBatch(
     const std::vector<std::pair<const Tensor*, std::vector<TensorBatchOp>>>& batches) {
+  for (const auto& batch : batches) WaitUntilTensorUnused(batch.first);
   std::shared_lock lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
   for (const auto& [tensor, ops] : batches) {
@@ -473,6 +506,7 @@ Status Runtime::ReadTensorBatch(
 
 Status Runtime::WriteTensorBatch(
     const std::vector<std::pair<Tensor*, std::vector<TensorBatchOp>>>& batches) {
+  for (const auto& batch : batches) WaitUntilTensorUnused(batch.first);
   std::shared_lock lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
   for (const auto& [tensor, ops] : batches) {

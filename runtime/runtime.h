@@ -21,6 +21,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
@@ -30,6 +31,8 @@
 #include <vector>
 
 #include "common/env.h"
+#include "runtime/async/execution_unit_queues.h"
+#include "runtime/async/tensor_use_tracker.h"
 #include "driver/device.h"
 #include "runtime/collectives/host_collectives.h"
 #include "runtime/collectives/send_recv.h"
@@ -161,6 +164,33 @@ class Runtime {
   // since it was loaded.
   StatusOr<execution::ExecutionRecord> GetLastExecution(const model::Model* model);
 
+  // --- Explicit async API (nrta_*, async/execution_unit_queues.h) -----------------------------
+  // Queues `request` on queue `queue` of XU `xu` (an nrta_xu_t value) of process-relative
+  // logical core `lnc` and returns its sequence id. The request's `run` executes on the queue's
+  // worker thread and typically calls back into this Runtime, which validates its handles
+  // again then. Errors: the lifecycle's; NRT_INVALID for a bad address; then the queues'
+  // (NRT_QUEUE_FULL, NRT_EXEC_UNIT_UNRECOVERABLE).
+  StatusOr<uint64_t> ScheduleAsync(int64_t lnc, int64_t xu, int64_t queue,
+                                   async::AsyncRequest request);
+  StatusOr<bool> AsyncIsCompleted(uint64_t sequence_id);
+  StatusOr<uint64_t> AsyncLastCompleted(int64_t lnc, int64_t xu, int64_t queue);
+  Status AsyncWatchRequest(uint64_t sequence_id, int fd);
+  Status AsyncWatchQueue(int64_t lnc, int64_t xu, int64_t queue, int fd);
+
+  // --- Implicit async nrt_execute (NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS) ---------------
+  // The in-flight cap per logical core; 0 when nrt_execute blocks (the default).
+  StatusOr<uint32_t> ImplicitAsyncDepth() const;
+  // Validates as Execute does (so a bad binding fails here, synchronously), marks the bound
+  // tensors in use (reads and writes of them wait until the execution completes), queues the
+  // execution on the model's core and returns its job id (the core's running count of queued
+  // executions, from 1). `done` receives the job id and the execution's status on the queue's
+  // thread. NRT_QUEUE_FULL when the core already has the cap in flight.
+  StatusOr<uint64_t> ExecuteAsync(const model::Model* model, const TensorSet* inputs,
+                                  const TensorSet* outputs, int repeat,
+                                  std::function<void(uint64_t job, const Status&)> done);
+  // Blocks until every execution queued on process-relative core `vnc` has completed.
+  Status DrainAsync(int vnc);
+
   // --- Host-driven collectives (collectives/host_collectives.h) -----------------------------
   // `vnc` must be checked by the caller (a visible core). They block until every rank has
   // made the same call, holding the runtime shared (so nrt_close waits for them).
@@ -229,6 +259,11 @@ class Runtime {
   // (LoadCollectiveModel); unset, a NEFF with collective instructions is NRT_INVALID.
   StatusOr<model::Model*> LoadBytes(std::span<const uint8_t> neff_bytes, int vnc, int vnc_count,
                                     std::optional<driver::CollectiveMembership> rank);
+  // Implicit async mode: waits until no queued execution uses `tensor` (at once otherwise).
+  void WaitUntilTensorUnused(const Tensor* tensor);
+  // Shuts both sets of async queues down (every queued request completes first). Called by
+  // Close before it takes mutex_ uniquely, since queued requests take it shared.
+  void ShutDownAsync();
   // LoadModel after parsing; `started_ns` is when the load began (for the system trace).
   StatusOr<model::Model*> LoadParsed(neff::Neff neff, int vnc, int vnc_count, uint64_t started_ns,
                                      std::optional<driver::CollectiveMembership> rank);
@@ -253,6 +288,13 @@ class Runtime {
   std::unique_ptr<execution::Executor> executor_;  // created at Init, destroyed at Close
   std::unique_ptr<collectives::HostCollectives> host_collectives_;  // likewise
   std::unique_ptr<collectives::SendRecv> send_recv_;  // likewise
+  // The nrta_* queues, and (implicit async mode only) nrt_execute's: created at Init, shut down
+  // then destroyed at Close (shared: ShutDownAsync works on them outside mutex_).
+  std::shared_ptr<async::ExecutionUnitQueues> async_queues_;
+  std::shared_ptr<async::ExecutionUnitQueues> implicit_queues_;
+  // Implicit async: the in-flight cap (0: off), readable without mutex_; the tensors in use.
+  std::atomic<uint32_t> implicit_async_depth_{0};
+  async::TensorUseTracker tensor_use_;
   neff::ReadOptions read_options_;  // validate_hash from NEURON_RT_VALIDATE_HASH at Init
   // Not guarded by mutex_ (it has its own): the executor records into it during runs.
   profiling::SysTraceRecorder sys_trace_;

@@ -1,7 +1,10 @@
-// The explicit async API (nrt/nrt_async.h, nrta_*, symbol version NRT_3.0.0). Execution-unit
-// queues arrive with the async API; until then every entry point validates its arguments
-// (NULL pointers, queue and XU ranges, the core) and the lifecycle, then reports
-// NotImplemented (docs/api-status.md).
+// The explicit async API (nrt/nrt_async.h, nrta_*, symbol version NRT_3.0.0): schedule calls
+// check their arguments and handles here (so a bad request fails the call itself and nothing
+// is queued), then queue a request on the runtime's execution-unit queues
+// (runtime/async/execution_unit_queues.h) that performs the ordinary runtime call on the
+// queue's thread and writes its status to *ret. Host-driven collectives (nrta_cc_*) are not
+// built yet and report NotImplemented (docs/api-status.md).
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -14,42 +17,48 @@ using trnsim::api::NotImplemented;
 using trnsim::api::NullArgument;
 using trnsim::api::Report;
 using trnsim::api::Rt;
+using trnsim::api::Unwrap;
+using trnsim::api::UnwrapSet;
+using trnsim::runtime::Tensor;
+using trnsim::runtime::async::AsyncRequest;
 
 namespace {
 
-constexpr char kAsync[] = "execution-unit queues (arrive with the async API)";
+static_assert(NRTA_XU_TENSOR_OP == int(trnsim::runtime::async::XuType::kTensorOp) &&
+                  NRTA_XU_COMPUTE == int(trnsim::runtime::async::XuType::kCompute) &&
+                  NRTA_XU_COLLECTIVES == int(trnsim::runtime::async::XuType::kCollectives),
+              "nrta_xu_t and the runtime's XuType number the units alike");
 
-// Queues per XU type, indexed by nrta_xu_t (see the enum's comment in nrt/nrt_async.h).
-constexpr int kQueuesPerXu[NRTA_XU_TYPE_NUM] = {2, 1, 3};
+constexpr char kHostCollectives[] =
+    "host-driven collectives on the collectives execution unit (nrta_cc_*)";
 
-trnsim::Status CheckQueue(int64_t xu, int queue) {
-  if (xu < 0 || xu >= NRTA_XU_TYPE_NUM) {
-    return trnsim::InvalidError("execution unit " + std::to_string(xu) + " is not an nrta_xu_t");
-  }
-  if (queue < 0 || queue >= kQueuesPerXu[xu]) {
-    return trnsim::InvalidError("queue " + std::to_string(queue) + " is not one of the " +
-                                std::to_string(kQueuesPerXu[xu]) + " queues of XU " +
-                                std::to_string(xu));
+// NRT_INVALID unless [offset, offset + size) lies inside `tensor` (which must be live).
+trnsim::Status CheckRange(const Tensor* tensor, uint64_t offset, uint64_t size,
+                          const char* what) {
+  TRNSIM_ASSIGN_OR_RETURN(uint64_t tensor_size, Rt().TensorSize(tensor));
+  if (offset > tensor_size || size > tensor_size - offset) {
+    return trnsim::InvalidError(std::string(what) + " of bytes [" + std::to_string(offset) +
+                                ", " + std::to_string(offset) + " + " + std::to_string(size) +
+                                ") is outside the tensor's " + std::to_string(tensor_size) +
+                                " bytes");
   }
   return trnsim::Status::Ok();
 }
 
-// The common tail of every call: the queue verdict, then the lifecycle (and the core, when the
-// call names one), then NotImplemented.
-NRT_STATUS NotYet(const char* function, const trnsim::Status& queue_ok,
-                  std::optional<int64_t> lnc) {
-  if (!queue_ok.ok()) return Report(function, queue_ok);
-  trnsim::Status ready = lnc ? CheckInitializedVnc(*lnc) : Rt().CheckInitialized();
-  if (!ready.ok()) return Report(function, ready);
-  return NotImplemented(function, kAsync);
-}
-
-// Tensor reads, writes and copies: the tensor-op XU of core `lnc_idx`.
-NRT_STATUS TensorOp(const char* function, int lnc_idx, int queue, const NRT_STATUS* ret,
-                    const nrta_seq_t* req_sequence) {
-  if (ret == nullptr) return NullArgument(function, "ret");
-  if (req_sequence == nullptr) return NullArgument(function, "req_sequence");
-  return NotYet(function, CheckQueue(NRTA_XU_TENSOR_OP, queue), lnc_idx);
+// Queues `run` on (lnc, xu, queue); on completion its status goes to *ret (and to the log
+// when it failed, tagged with `function`), then the request counts as completed.
+NRT_STATUS Schedule(const char* function, int64_t lnc, nrta_xu_t xu, int64_t queue,
+                    std::function<trnsim::Status()> run, NRT_STATUS* ret,
+                    nrta_seq_t* req_sequence) {
+  AsyncRequest request;
+  request.run = std::move(run);
+  request.complete = [function, ret](uint64_t, const trnsim::Status& status) {
+    *ret = Report(function, status);
+  };
+  trnsim::StatusOr<uint64_t> queued = Rt().ScheduleAsync(lnc, xu, queue, std::move(request));
+  if (!queued.ok()) return Report(function, queued.status());
+  *req_sequence = *queued;
+  return NRT_SUCCESS;
 }
 
 }  // namespace
@@ -60,14 +69,28 @@ NRT_STATUS nrta_tensor_write(nrt_tensor_t* tensor, const void* buf, uint64_t off
                              int lnc_idx, int queue, NRT_STATUS* ret, nrta_seq_t* req_sequence) {
   if (tensor == nullptr) return NullArgument(__func__, "tensor");
   if (buf == nullptr) return NullArgument(__func__, "buf");
-  return TensorOp(__func__, lnc_idx, queue, ret, req_sequence);
+  if (ret == nullptr) return NullArgument(__func__, "ret");
+  if (req_sequence == nullptr) return NullArgument(__func__, "req_sequence");
+  Tensor* target = Unwrap(tensor);
+  trnsim::Status valid = CheckRange(target, offset, size, "a write");
+  if (!valid.ok()) return Report(__func__, valid);
+  return Schedule(
+      __func__, lnc_idx, NRTA_XU_TENSOR_OP, queue,
+      [=] { return Rt().WriteTensor(target, buf, offset, size); }, ret, req_sequence);
 }
 
 NRT_STATUS nrta_tensor_read(void* buf, nrt_tensor_t* tensor, uint64_t offset, uint64_t size,
                             int lnc_idx, int queue, NRT_STATUS* ret, nrta_seq_t* req_sequence) {
   if (buf == nullptr) return NullArgument(__func__, "buf");
   if (tensor == nullptr) return NullArgument(__func__, "tensor");
-  return TensorOp(__func__, lnc_idx, queue, ret, req_sequence);
+  if (ret == nullptr) return NullArgument(__func__, "ret");
+  if (req_sequence == nullptr) return NullArgument(__func__, "req_sequence");
+  const Tensor* source = Unwrap(tensor);
+  trnsim::Status valid = CheckRange(source, offset, size, "a read");
+  if (!valid.ok()) return Report(__func__, valid);
+  return Schedule(
+      __func__, lnc_idx, NRTA_XU_TENSOR_OP, queue,
+      [=] { return Rt().ReadTensor(source, buf, offset, size); }, ret, req_sequence);
 }
 
 NRT_STATUS nrta_tensor_copy(nrt_tensor_t* src, uint64_t src_offset, nrt_tensor_t* dst,
@@ -75,7 +98,17 @@ NRT_STATUS nrta_tensor_copy(nrt_tensor_t* src, uint64_t src_offset, nrt_tensor_t
                             NRT_STATUS* ret, nrta_seq_t* req_sequence) {
   if (src == nullptr) return NullArgument(__func__, "src");
   if (dst == nullptr) return NullArgument(__func__, "dst");
-  return TensorOp(__func__, lnc_idx, queue, ret, req_sequence);
+  if (ret == nullptr) return NullArgument(__func__, "ret");
+  if (req_sequence == nullptr) return NullArgument(__func__, "req_sequence");
+  const Tensor* from = Unwrap(src);
+  Tensor* to = Unwrap(dst);
+  trnsim::Status valid = CheckRange(from, src_offset, size, "a copy from src");
+  if (valid.ok()) valid = CheckRange(to, dst_offset, size, "a copy into dst");
+  if (!valid.ok()) return Report(__func__, valid);
+  return Schedule(
+      __func__, lnc_idx, NRTA_XU_TENSOR_OP, queue,
+      [=] { return Rt().CopyTensor(from, src_offset, to, dst_offset, size); }, ret,
+      req_sequence);
 }
 
 NRT_STATUS nrta_execute_schedule(nrt_model_t* model, const nrt_tensor_set_t* input,
@@ -86,7 +119,16 @@ NRT_STATUS nrta_execute_schedule(nrt_model_t* model, const nrt_tensor_set_t* inp
   if (output == nullptr) return NullArgument(__func__, "output");
   if (ret == nullptr) return NullArgument(__func__, "ret");
   if (req_sequence == nullptr) return NullArgument(__func__, "req_sequence");
-  return NotYet(__func__, CheckQueue(NRTA_XU_COMPUTE, queue), std::nullopt);
+  const auto* loaded = reinterpret_cast<const trnsim::runtime::model::Model*>(model);
+  const trnsim::runtime::TensorSet* inputs = UnwrapSet(input);
+  const trnsim::runtime::TensorSet* outputs = UnwrapSet(output);
+  trnsim::Status valid = Rt().CheckExecution(loaded, inputs, outputs);
+  if (!valid.ok()) return Report(__func__, valid);
+  trnsim::StatusOr<trnsim::runtime::ModelInfo> info = Rt().GetModelInfo(loaded);
+  if (!info.ok()) return Report(__func__, info.status());
+  return Schedule(
+      __func__, info->vnc, NRTA_XU_COMPUTE, queue,
+      [=] { return Rt().Execute(loaded, inputs, outputs, 1); }, ret, req_sequence);
 }
 
 NRT_STATUS nrta_cc_prepare(nrt_cc_comm_t* comm, nrt_tensor_list_t* input, nrt_tensor_list_t* output,
@@ -100,7 +142,9 @@ NRT_STATUS nrta_cc_prepare(nrt_cc_comm_t* comm, nrt_tensor_list_t* input, nrt_te
     return Report(__func__, trnsim::InvalidError("cc_op " + std::to_string(cc_op) +
                                                  " is not an nrt_cc_op_type_t"));
   }
-  return NotYet(__func__, trnsim::Status::Ok(), comm->vnc);
+  trnsim::Status ready = CheckInitializedVnc(comm->vnc);
+  if (!ready.ok()) return Report(__func__, ready);
+  return NotImplemented(__func__, kHostCollectives);
 }
 
 NRT_STATUS nrta_cc_schedule(nrt_cc_context_t** cc_ctx, int queue, NRT_STATUS* ret,
@@ -108,17 +152,30 @@ NRT_STATUS nrta_cc_schedule(nrt_cc_context_t** cc_ctx, int queue, NRT_STATUS* re
   if (cc_ctx == nullptr || *cc_ctx == nullptr) return NullArgument(__func__, "cc_ctx");
   if (ret == nullptr) return NullArgument(__func__, "ret");
   if (req_sequence == nullptr) return NullArgument(__func__, "req_sequence");
-  return NotYet(__func__, CheckQueue(NRTA_XU_COLLECTIVES, queue), std::nullopt);
+  if (queue < 0 || queue >= 3) {
+    return Report(__func__, trnsim::InvalidError("queue " + std::to_string(queue) +
+                                                 " is not one of the 3 queues of the "
+                                                 "collectives execution unit"));
+  }
+  trnsim::Status ready = Rt().CheckInitialized();
+  if (!ready.ok()) return Report(__func__, ready);
+  return NotImplemented(__func__, kHostCollectives);
 }
 
 NRT_STATUS nrta_is_completed(nrta_seq_t seq, bool* is_completed) {
   if (is_completed == nullptr) return NullArgument(__func__, "is_completed");
-  return NotYet(__func__, trnsim::Status::Ok(), std::nullopt);
+  trnsim::StatusOr<bool> completed = Rt().AsyncIsCompleted(seq);
+  if (!completed.ok()) return Report(__func__, completed.status());
+  *is_completed = *completed;
+  return NRT_SUCCESS;
 }
 
 NRT_STATUS nrta_get_sequence(uint32_t lnc, nrta_xu_t xu, int queue, nrta_seq_t* seq) {
   if (seq == nullptr) return NullArgument(__func__, "seq");
-  return NotYet(__func__, CheckQueue(xu, queue), lnc);
+  trnsim::StatusOr<uint64_t> last = Rt().AsyncLastCompleted(lnc, xu, queue);
+  if (!last.ok()) return Report(__func__, last.status());
+  *seq = *last;
+  return NRT_SUCCESS;
 }
 
 NRT_STATUS nrta_event_register_seq_id_completion(nrta_seq_t seq, int fd) {
@@ -126,7 +183,7 @@ NRT_STATUS nrta_event_register_seq_id_completion(nrta_seq_t seq, int fd) {
     return Report(__func__, trnsim::InvalidError("fd " + std::to_string(fd) +
                                                  " is neither a descriptor nor -1"));
   }
-  return NotYet(__func__, trnsim::Status::Ok(), std::nullopt);
+  return Report(__func__, Rt().AsyncWatchRequest(seq, fd));
 }
 
 NRT_STATUS nrta_event_register_xu_completion(int lnc, nrta_xu_t xu, int queue, int fd) {
@@ -134,7 +191,7 @@ NRT_STATUS nrta_event_register_xu_completion(int lnc, nrta_xu_t xu, int queue, i
     return Report(__func__, trnsim::InvalidError("fd " + std::to_string(fd) +
                                                  " is neither a descriptor nor -1"));
   }
-  return NotYet(__func__, CheckQueue(xu, queue), lnc);
+  return Report(__func__, Rt().AsyncWatchQueue(lnc, xu, queue, fd));
 }
 
 }  // extern "C"

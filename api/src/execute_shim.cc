@@ -1,8 +1,12 @@
-// Execution: nrt_execute, nrt_execute_repeat, the implicit-async helpers and the output
-// completion counters. nrt_execute* check their arguments here, then Runtime::Execute checks
-// the handles, the executability of the model and the tensor sets, and runs the model on the
-// chip model (runtime/execution/). The implicit-async helpers and completion counters are not
-// built yet (docs/api-status.md).
+// Execution: nrt_execute, nrt_execute_repeat, implicit async mode and the output completion
+// counters. nrt_execute* check their arguments here, then Runtime::Execute checks the handles,
+// the executability of the model and the tensor sets, and runs the model on the chip model
+// (runtime/execution/). In implicit async mode (NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS > 0)
+// they queue the execution instead (Runtime::ExecuteAsync) and its status goes to the callback
+// of nrt_register_async_exec_callback (docs/async.md). The completion counters are not built
+// yet (docs/api-status.md).
+#include <mutex>
+
 #include "api/src/shim.h"
 #include "api/src/vnc_check.h"
 #include "nrt/nrt_experimental.h"
@@ -20,14 +24,51 @@ namespace {
 constexpr char kCompletion[] =
     "output completion counters, which executions advance (arrive with the chip model)";
 
+// The implicit-async completion callback (nrt_register_async_exec_callback); none registered:
+// failures are logged (AWS uses a default callback).
+struct AsyncCallback {
+  std::mutex mutex;
+  NRT_ASYNC_EXEC_STATUS_CALLBACK callback = nullptr;
+  void* params = nullptr;
+};
+
+AsyncCallback& Callback() {
+  static AsyncCallback* callback = new AsyncCallback;  // never destroyed: workers may outlive main
+  return *callback;
+}
+
 NRT_STATUS Execute(const char* function, const nrt_model_t* model,
                    const nrt_tensor_set_t* input_set, const nrt_tensor_set_t* output_set,
                    int repeat) {
   if (model == nullptr) return NullArgument(function, "model");
   if (input_set == nullptr) return NullArgument(function, "input_set");
   if (output_set == nullptr) return NullArgument(function, "output_set");
-  return Report(function, Rt().Execute(reinterpret_cast<const Model*>(model), UnwrapSet(input_set),
-                                       UnwrapSet(output_set), repeat));
+  const auto* loaded = reinterpret_cast<const Model*>(model);
+  trnsim::StatusOr<uint32_t> depth = Rt().ImplicitAsyncDepth();
+  if (!depth.ok()) return Report(function, depth.status());
+  if (*depth == 0) {
+    return Report(function, Rt().Execute(loaded, UnwrapSet(input_set), UnwrapSet(output_set),
+                                         repeat));
+  }
+  trnsim::StatusOr<trnsim::runtime::ModelInfo> info = Rt().GetModelInfo(loaded);
+  if (!info.ok()) return Report(function, info.status());
+  const uint32_t model_id = uint32_t(info->model_id);
+  const uint32_t vnc = uint32_t(info->vnc);
+  auto done = [function, model_id, vnc](uint64_t job, const trnsim::Status& status) {
+    const NRT_STATUS code = Report(function, status);
+    AsyncCallback& registered = Callback();
+    NRT_ASYNC_EXEC_STATUS_CALLBACK callback;
+    void* params;
+    {
+      std::lock_guard lock(registered.mutex);
+      callback = registered.callback;
+      params = registered.params;
+    }
+    if (callback != nullptr) callback(params, model_id, vnc, job, code);
+  };
+  trnsim::StatusOr<uint64_t> job = Rt().ExecuteAsync(loaded, UnwrapSet(input_set),
+                                                     UnwrapSet(output_set), repeat, done);
+  return Report(function, job.status());
 }
 
 }  // namespace
@@ -50,17 +91,23 @@ NRT_STATUS nrt_execute_repeat(nrt_model_t* model, const nrt_tensor_set_t* input_
   return Execute(__func__, model, input_set, output_set, repeat_count);
 }
 
+// Registering again replaces the callback; `params` comes back unchanged. Completions already
+// being reported finish with the old one.
 NRT_STATUS nrt_register_async_exec_callback(NRT_ASYNC_EXEC_STATUS_CALLBACK callback, void* params) {
   if (callback == nullptr) return NullArgument(__func__, "callback");
   trnsim::Status ready = Rt().CheckInitialized();
   if (!ready.ok()) return Report(__func__, ready);
-  return NotImplemented(__func__, "implicit async execution (arrives with the chip model)");
+  AsyncCallback& registered = Callback();
+  std::lock_guard lock(registered.mutex);
+  registered.callback = callback;
+  registered.params = params;
+  return NRT_SUCCESS;
 }
 
 NRT_STATUS nrt_async_drain_queued_execs(int32_t vnc) {
   trnsim::Status ready = CheckInitializedVnc(vnc);
   if (!ready.ok()) return Report(__func__, ready);
-  return NotImplemented(__func__, "implicit async execution (arrives with the chip model)");
+  return Report(__func__, Rt().DrainAsync(vnc));
 }
 
 // Not gated on the lifecycle state, as AWS's.

@@ -33,6 +33,13 @@ class IoBinding {
     auto it = tensors_.find(name);
     return it == tensors_.end() ? nullptr : it->second;
   }
+  // Every bound tensor (a tensor bound to several names appears once per name).
+  std::vector<Tensor*> tensors() const {
+    std::vector<Tensor*> all;
+    all.reserve(tensors_.size());
+    for (const auto& [name, tensor] : tensors_) all.push_back(tensor);
+    return all;
+  }
 
  private:
   std::unordered_map<std::string, Tensor*> tensors_;
