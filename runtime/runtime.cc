@@ -257,6 +257,7 @@ void Runtime::Close() {
   send_recv_->CloseAll();     // before the tensors its transfers name are freed
   send_recv_.reset();
   models_.reset();  // unloads every model
+  cc_contexts_.clear();
   for (TensorSet* set : tensor_sets_) delete set;
   tensor_sets_.clear();
   for (Tensor* tensor : tensors_) delete tensor;  // device memory goes back with the storage

@@ -34,6 +34,7 @@
 #include "runtime/async/execution_unit_queues.h"
 #include "runtime/async/tensor_use_tracker.h"
 #include "driver/device.h"
+#include "runtime/collectives/host_cc_context.h"
 #include "runtime/collectives/host_collectives.h"
 #include "runtime/collectives/send_recv.h"
 #include "runtime/config.h"
@@ -199,6 +200,18 @@ class Runtime {
   StatusOr<std::vector<uint8_t>> AllGather(int vnc, uint32_t rank, uint32_t world_size,
                                            std::span<const uint8_t> input);
 
+  // --- Host-driven collectives on the async queues (nrta_cc_*, collectives/host_cc_context.h) --
+  // Validates `context` — `vnc` checked by the caller; live tensors (NRT_INVALID_HANDLE); the
+  // group against the vnc's global communicator and the sizes (NRT_INVALID) — and returns the
+  // runtime's context equal to it, creating it the first time. Contexts live until Close.
+  StatusOr<const collectives::HostCcContext*> PrepareHostCollective(
+      collectives::HostCcContext context);
+  // The core of a context this runtime prepared; NRT_INVALID_HANDLE for any other pointer.
+  StatusOr<int> HostCollectiveCore(const collectives::HostCcContext* context);
+  // Performs it: reads the inputs, meets the group's other members (blocking until all have
+  // run their n-th collective of this group, as nrt_barrier does), writes the outputs.
+  Status RunHostCollective(const collectives::HostCcContext* context);
+
   // --- Async send/recv (collectives/send_recv.h) --------------------------------------------
   // `lnc` is absolute and must be checked by the caller (one of this process's cores). They
   // hold the runtime shared and never block. PostSendRecv takes bytes [offset, offset+length)
@@ -288,6 +301,8 @@ class Runtime {
   std::unique_ptr<execution::Executor> executor_;  // created at Init, destroyed at Close
   std::unique_ptr<collectives::HostCollectives> host_collectives_;  // likewise
   std::unique_ptr<collectives::SendRecv> send_recv_;  // likewise
+  // nrta_cc_prepare's contexts (guarded by objects_mutex_ under mutex_ shared); freed at Close.
+  std::vector<std::unique_ptr<collectives::HostCcContext>> cc_contexts_;
   // The nrta_* queues, and (implicit async mode only) nrt_execute's: created at Init, shut down
   // then destroyed at Close (shared: ShutDownAsync works on them outside mutex_).
   std::shared_ptr<async::ExecutionUnitQueues> async_queues_;

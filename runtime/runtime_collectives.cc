@@ -1,5 +1,6 @@
 // Runtime's collective entry points that need no model: the global communicator, host-driven
-// barrier and all-gather (collectives/host_collectives.h) and AWS's point-to-point send/recv
+// barrier and all-gather (collectives/host_collectives.h), nrta_cc_*'s contexts
+// (collectives/host_cc_context.h) and AWS's point-to-point send/recv
 // (collectives/send_recv.h). Each checks the lifecycle and holds the runtime shared for the
 // call, so nrt_close waits for it. Collective models themselves load in runtime.cc
 // (LoadCollectiveModel).
@@ -24,6 +25,77 @@ StatusOr<std::vector<uint8_t>> Runtime::AllGather(int vnc, uint32_t rank, uint32
   std::shared_lock lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
   return host_collectives_->AllGather(vnc, rank, world_size, input);
+}
+
+StatusOr<const collectives::HostCcContext*> Runtime::PrepareHostCollective(
+    collectives::HostCcContext context) {
+  std::shared_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  std::vector<uint64_t> sizes_in, sizes_out;
+  for (const Tensor* tensor : context.inputs) {
+    TRNSIM_RETURN_IF_ERROR(CheckTensor(tensor));
+    sizes_in.push_back(tensor->size());
+  }
+  for (const Tensor* tensor : context.outputs) {
+    TRNSIM_RETURN_IF_ERROR(CheckTensor(tensor));
+    sizes_out.push_back(tensor->size());
+  }
+  TRNSIM_RETURN_IF_ERROR(collectives::ValidateHostCc(context, sizes_in, sizes_out));
+  TRNSIM_RETURN_IF_ERROR(
+      host_collectives_->CheckGroup(context.vnc, context.group, context.position));
+  std::unique_lock objects(objects_mutex_);
+  for (const auto& known : cc_contexts_) {
+    if (*known == context) return known.get();
+  }
+  cc_contexts_.push_back(std::make_unique<collectives::HostCcContext>(std::move(context)));
+  return cc_contexts_.back().get();
+}
+
+StatusOr<int> Runtime::HostCollectiveCore(const collectives::HostCcContext* context) {
+  std::shared_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  std::shared_lock objects(objects_mutex_);
+  for (const auto& known : cc_contexts_) {
+    if (known.get() == context) return context->vnc;
+  }
+  return InvalidHandleError("not a collective context of nrta_cc_prepare (or freed by nrt_close)");
+}
+
+Status Runtime::RunHostCollective(const collectives::HostCcContext* context) {
+  std::shared_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  {
+    std::shared_lock objects(objects_mutex_);
+    bool known = false;
+    for (const auto& prepared : cc_contexts_) known = known || prepared.get() == context;
+    if (!known) {
+      return InvalidHandleError("not a collective context of nrta_cc_prepare (or freed by "
+                                "nrt_close)");
+    }
+  }
+  std::vector<uint64_t> sizes_in, sizes_out;
+  std::vector<uint8_t> input;
+  for (const Tensor* tensor : context->inputs) {
+    TRNSIM_RETURN_IF_ERROR(CheckTensor(tensor));
+    sizes_in.push_back(tensor->size());
+    input.resize(input.size() + tensor->size());
+    TRNSIM_RETURN_IF_ERROR(tensor->Read(0, input.data() + input.size() - tensor->size(),
+                                        tensor->size()));
+  }
+  for (const Tensor* tensor : context->outputs) {
+    TRNSIM_RETURN_IF_ERROR(CheckTensor(tensor));
+    sizes_out.push_back(tensor->size());
+  }
+  // mutex_ stays held shared while the group meets, so no tensor can be freed meanwhile.
+  TRNSIM_ASSIGN_OR_RETURN(
+      std::vector<uint8_t> gathered,
+      host_collectives_->GroupAllGather(context->vnc, context->group, context->position, input));
+  std::vector<std::vector<uint8_t>> outputs =
+      collectives::ComputeHostCc(*context, gathered, sizes_in, sizes_out);
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    TRNSIM_RETURN_IF_ERROR(context->outputs[i]->Write(0, outputs[i].data(), outputs[i].size()));
+  }
+  return Status::Ok();
 }
 
 Status Runtime::SendRecvInit(int lnc) {

@@ -2,8 +2,9 @@
 // check their arguments and handles here (so a bad request fails the call itself and nothing
 // is queued), then queue a request on the runtime's execution-unit queues
 // (runtime/async/execution_unit_queues.h) that performs the ordinary runtime call on the
-// queue's thread and writes its status to *ret. Host-driven collectives (nrta_cc_*) are not
-// built yet and report NotImplemented (docs/api-status.md).
+// queue's thread and writes its status to *ret. nrta_cc_prepare builds a host-driven collective
+// context (runtime/collectives/host_cc_context.h) that nrta_cc_schedule runs on a collectives
+// queue.
 #include <limits>
 #include <optional>
 #include <string>
@@ -13,7 +14,6 @@
 #include "nrt/nrt_async.h"
 
 using trnsim::api::CheckInitializedVnc;
-using trnsim::api::NotImplemented;
 using trnsim::api::NullArgument;
 using trnsim::api::Report;
 using trnsim::api::Rt;
@@ -28,9 +28,6 @@ static_assert(NRTA_XU_TENSOR_OP == int(trnsim::runtime::async::XuType::kTensorOp
                   NRTA_XU_COMPUTE == int(trnsim::runtime::async::XuType::kCompute) &&
                   NRTA_XU_COLLECTIVES == int(trnsim::runtime::async::XuType::kCollectives),
               "nrta_xu_t and the runtime's XuType number the units alike");
-
-constexpr char kHostCollectives[] =
-    "host-driven collectives on the collectives execution unit (nrta_cc_*)";
 
 // NRT_INVALID unless [offset, offset + size) lies inside `tensor` (which must be live).
 trnsim::Status CheckRange(const Tensor* tensor, uint64_t offset, uint64_t size,
@@ -138,13 +135,51 @@ NRT_STATUS nrta_cc_prepare(nrt_cc_comm_t* comm, nrt_tensor_list_t* input, nrt_te
   if (input == nullptr) return NullArgument(__func__, "input");
   if (output == nullptr) return NullArgument(__func__, "output");
   if (cc_ctx == nullptr) return NullArgument(__func__, "cc_ctx");
-  if (cc_op < NRT_CC_ALLGATHER || cc_op > NRT_CC_REDUCESCATTER) {
-    return Report(__func__, trnsim::InvalidError("cc_op " + std::to_string(cc_op) +
-                                                 " is not an nrt_cc_op_type_t"));
+  if (comm->replica_group == nullptr) return NullArgument(__func__, "comm->replica_group");
+  if ((input->tensors == nullptr && input->num_tensors > 0) ||
+      (output->tensors == nullptr && output->num_tensors > 0)) {
+    return NullArgument(__func__, "tensor list");
   }
+  trnsim::runtime::collectives::HostCcContext context;
+  switch (cc_op) {
+    case NRT_CC_ALLGATHER: context.kind = trnsim::isa::CollectiveKind::kAllGather; break;
+    case NRT_CC_ALLREDUCE: context.kind = trnsim::isa::CollectiveKind::kAllReduce; break;
+    case NRT_CC_REDUCESCATTER: context.kind = trnsim::isa::CollectiveKind::kReduceScatter; break;
+    default:
+      return Report(__func__, trnsim::InvalidError("cc_op " + std::to_string(cc_op) +
+                                                   " is not an nrt_cc_op_type_t"));
+  }
+  switch (op) {
+    case NRT_OP_ADD: context.op = trnsim::isa::AluOp::kAdd; break;
+    case NRT_OP_MAX: context.op = trnsim::isa::AluOp::kMaximum; break;
+    case NRT_OP_MIN: context.op = trnsim::isa::AluOp::kMinimum; break;
+    default:
+      return Report(__func__, trnsim::InvalidError("op " + std::to_string(op) +
+                                                   " is not a reduction (add, max or min)"));
+  }
+  if (cc_op == NRT_CC_ALLGATHER) context.op = trnsim::isa::AluOp::kBypass;
+  if (dtype <= NRT_DTYPE_UNKNOWN || dtype > NRT_DTYPE_FP8_E5) {
+    return Report(__func__, trnsim::InvalidError("dtype " + std::to_string(dtype) +
+                                                 " is not an element type"));
+  }
+  context.dtype = trnsim::isa::Dtype(dtype);  // nrt_dtype_t numbers the ISA's dtypes
   trnsim::Status ready = CheckInitializedVnc(comm->vnc);
   if (!ready.ok()) return Report(__func__, ready);
-  return NotImplemented(__func__, kHostCollectives);
+  context.vnc = int(comm->vnc);
+  context.group.assign(comm->replica_group, comm->replica_group + comm->rank_n);
+  context.position = comm->rank;
+  for (size_t i = 0; i < input->num_tensors; ++i) {
+    context.inputs.push_back(Unwrap(input->tensors[i]));
+  }
+  for (size_t i = 0; i < output->num_tensors; ++i) {
+    context.outputs.push_back(Unwrap(output->tensors[i]));
+  }
+  trnsim::StatusOr<const trnsim::runtime::collectives::HostCcContext*> prepared =
+      Rt().PrepareHostCollective(std::move(context));
+  if (!prepared.ok()) return Report(__func__, prepared.status());
+  *cc_ctx = reinterpret_cast<nrt_cc_context_t*>(
+      const_cast<trnsim::runtime::collectives::HostCcContext*>(*prepared));
+  return NRT_SUCCESS;
 }
 
 NRT_STATUS nrta_cc_schedule(nrt_cc_context_t** cc_ctx, int queue, NRT_STATUS* ret,
@@ -152,14 +187,13 @@ NRT_STATUS nrta_cc_schedule(nrt_cc_context_t** cc_ctx, int queue, NRT_STATUS* re
   if (cc_ctx == nullptr || *cc_ctx == nullptr) return NullArgument(__func__, "cc_ctx");
   if (ret == nullptr) return NullArgument(__func__, "ret");
   if (req_sequence == nullptr) return NullArgument(__func__, "req_sequence");
-  if (queue < 0 || queue >= 3) {
-    return Report(__func__, trnsim::InvalidError("queue " + std::to_string(queue) +
-                                                 " is not one of the 3 queues of the "
-                                                 "collectives execution unit"));
-  }
-  trnsim::Status ready = Rt().CheckInitialized();
-  if (!ready.ok()) return Report(__func__, ready);
-  return NotImplemented(__func__, kHostCollectives);
+  const auto* context =
+      reinterpret_cast<const trnsim::runtime::collectives::HostCcContext*>(*cc_ctx);
+  trnsim::StatusOr<int> core = Rt().HostCollectiveCore(context);
+  if (!core.ok()) return Report(__func__, core.status());
+  return Schedule(
+      __func__, *core, NRTA_XU_COLLECTIVES, queue,
+      [context] { return Rt().RunHostCollective(context); }, ret, req_sequence);
 }
 
 NRT_STATUS nrta_is_completed(nrta_seq_t seq, bool* is_completed) {

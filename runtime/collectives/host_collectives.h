@@ -43,13 +43,30 @@ class HostCollectives {
   StatusOr<std::vector<uint8_t>> AllGather(int vnc, uint32_t rank, uint32_t world_size,
                                            std::span<const uint8_t> input);
 
+  // Replica groups of the global communicator (nrta_cc_*): `group` lists global ranks, `vnc` is
+  // at `position` in it. OK when `vnc` has a global communicator (BuildGlobalComm) whose rank
+  // is group[position], every member is within its world and none repeats; else NRT_INVALID.
+  Status CheckGroup(int vnc, std::span<const uint32_t> group, uint32_t position);
+  // Every member's `input` (all the same size), concatenated in group order. The n-th call of
+  // `vnc` for a group meets the n-th of every other member for the same group (one counter
+  // per vnc and group); groups meet apart, as communicators of their own.
+  StatusOr<std::vector<uint8_t>> GroupAllGather(int vnc, std::span<const uint32_t> group,
+                                                uint32_t position,
+                                                std::span<const uint8_t> input);
+
  private:
   struct Comm {
     bool built = false;  // by BuildGlobalComm
     uint32_t rank = 0;
     uint32_t world_size = 0;
     uint64_t next_sequence = 0;
+    // Per replica group (its member list as text): the next sequence number.
+    std::unordered_map<std::string, uint64_t> group_sequences;
   };
+  // NRT_INVALID unless `rank` is within a world of `world_size` and, when `comm` is built, they
+  // are its figures. mutex_ must be held when `comm` is given.
+  static Status CheckRank(const Comm* comm, int vnc, uint32_t rank, uint32_t world_size);
+  Status CheckGroupLocked(int vnc, std::span<const uint32_t> group, uint32_t position);
   // Checks the arguments and takes the vnc's next sequence number.
   StatusOr<uint64_t> Begin(int vnc, uint32_t rank, uint32_t world_size);
   StatusOr<std::vector<uint8_t>> Run(simulator::collective::HostCollectiveKind kind, int vnc,
