@@ -116,6 +116,10 @@ constexpr EnvVarInfo kTable[] = {
      "NRT_INVALID."},
     {EnvVar::kFailOnNan, "NEURON_FAIL_ON_NAN", EnvType::kBool, "false",
      "true/1: the same as NEURON_RT_NUMERICAL_ERRORS_VERBOSITY=critical."},
+    {EnvVar::kFaults, "TRNSIM_FAULTS", EnvType::kString, "",
+     "Fault injection: '<kind>[:<key>=<value>,...][;...]' makes chosen executions fail as the "
+     "hardware does (hbm_ue, nc_ue, dma_abort, timeout, hang, corrupt, load_oom, ...), the same "
+     "faults every run; docs/faults.md. Malformed: nrt_init fails with NRT_INVALID."},
 };
 static_assert(std::size(kTable) == static_cast<size_t>(EnvVar::kCount),
               "every EnvVar needs exactly one row");

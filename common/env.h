@@ -50,6 +50,7 @@ enum class EnvVar : int {
   kAsyncSendRecvBootstrapPort,    // NEURON_RT_ASYNC_SENDRECV_BOOTSTRAP_PORT
   kNumericalErrorsVerbosity,      // NEURON_RT_NUMERICAL_ERRORS_VERBOSITY
   kFailOnNan,                     // NEURON_FAIL_ON_NAN
+  kFaults,                        // TRNSIM_FAULTS (docs/faults.md)
   kCount,
 };
 
