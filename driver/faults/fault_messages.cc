@@ -40,23 +40,26 @@ Status InjectedFaultStatus(FaultKind kind, const FaultPlace& w, uint64_t bytes) 
     case FaultKind::kHbmUe:
       return Status(StatusCode::kExecHwErrHbmUe,
                     "(FATAL-RT-UNDEFINED-STATE) Uncorrectable HBM memory error is detected. "
-                    "Execution results may be invalid. [ND " + Nd(w) + "][NC " + Nc(w) +
-                        "] HBM " + std::to_string(w.hbm) + ", model " + model + Origin(w));
+                    "Execution results may be invalid. [ND " +
+                        Nd(w) + "][NC " + Nc(w) + "] HBM " + std::to_string(w.hbm) + ", model " +
+                        model + Origin(w));
     case FaultKind::kRepairableHbmUe:
       return Status(StatusCode::kExecHwErrRepairableHbmUe,
                     "(FATAL-RT-UNDEFINED-STATE) Uncorrectable HBM memory error is detected. "
-                    "Execution results may be invalid. [ND " + Nd(w) + "][NC " + Nc(w) +
-                        "] HBM " + std::to_string(w.hbm) + ", model " + model +
-                        ": repairable, the row is repaired at the next device reset" + Origin(w));
+                    "Execution results may be invalid. [ND " +
+                        Nd(w) + "][NC " + Nc(w) + "] HBM " + std::to_string(w.hbm) + ", model " +
+                        model + ": repairable, the row is repaired at the next device reset" +
+                        Origin(w));
     case FaultKind::kNcUe:
       return Status(StatusCode::kExecHwErrNcUe,
                     "(FATAL-RT-UNDEFINED-STATE) [ND " + Nd(w) + "][NC " + Nc(w) +
                         "] Uncorrectable memory error is detected (SBUF/PSUM parity), model " +
                         model + Origin(w));
     case FaultKind::kDmaAbort:
-      return Status(StatusCode::kExecHwErrDmaAbort,
-                    "[ND " + Nd(w) + "][NC " + Nc(w) + "] DMA TX engine 0 is in an abort state, "
-                        "model " + model + Origin(w));
+      return Status(StatusCode::kExecHwErrDmaAbort, "[ND " + Nd(w) + "][NC " + Nc(w) +
+                                                        "] DMA TX engine 0 is in an abort state, "
+                                                        "model " +
+                                                        model + Origin(w));
     case FaultKind::kCollectives:
       return Status(StatusCode::kExecHwErrCollectives,
                     "(FATAL-RT-UNDEFINED-STATE) missing collectives status on Neuron Device " +
@@ -72,19 +75,21 @@ Status InjectedFaultStatus(FaultKind kind, const FaultPlace& w, uint64_t bytes) 
                     "[ND " + Nd(w) + "][NC " + Nc(w) + "] execution on model " + model +
                         " overflowed the software notification queue "
                         "(NRT_EXEC_SW_NQ_OVERFLOW); DGE notifications are the usual cause: "
-                        "try NEURON_RT_ENABLE_DGE_NOTIFICATIONS=0" + Origin(w));
+                        "try NEURON_RT_ENABLE_DGE_NOTIFICATIONS=0" +
+                        Origin(w));
     case FaultKind::kHang:
       return Status(StatusCode::kTimeout,
                     "(FATAL-RT-UNDEFINED-STATE) execution timeout (" + TimeoutText(w) +
                         ") on Neuron Device " + Nd(w) + " NC " + Nc(w) + ", model " + model +
                         ", waiting for execution completion notification: the core stopped "
-                        "answering" + Origin(w));
-    case FaultKind::kLoadOom:
-      return Status(StatusCode::kResource,
-                    "Failed to allocate " + SizeText(bytes) +
-                        " (alignment: none, usage: model code) on ND " + Nd(w) + ":NC " + Nc(w) +
-                        ", model " + model + ": HBM " + std::to_string(w.hbm) + " is exhausted" +
+                        "answering" +
                         Origin(w));
+    case FaultKind::kLoadOom:
+      return Status(StatusCode::kResource, "Failed to allocate " + SizeText(bytes) +
+                                               " (alignment: none, usage: model code) on ND " +
+                                               Nd(w) + ":NC " + Nc(w) + ", model " + model +
+                                               ": HBM " + std::to_string(w.hbm) + " is exhausted" +
+                                               Origin(w));
     case FaultKind::kCorrupt:
       break;
   }
@@ -105,11 +110,12 @@ Status AfterEffectStatus(FaultKind kind, const FaultPlace& w) {
       return Status(StatusCode::kExecHwErrNcUe,
                     "(FATAL-RT-UNDEFINED-STATE) " + where +
                         ": the core has an uncorrectable SBUF/PSUM error from an earlier "
-                        "execution" + recover);
-    case FaultKind::kDmaAbort:
-      return Status(StatusCode::kExecHwErrDmaAbort,
-                    where + ": DMA TX engine 0 is in an abort state since an earlier execution" +
+                        "execution" +
                         recover);
+    case FaultKind::kDmaAbort:
+      return Status(
+          StatusCode::kExecHwErrDmaAbort,
+          where + ": DMA TX engine 0 is in an abort state since an earlier execution" + recover);
     case FaultKind::kHang:
       return Status(StatusCode::kTimeout,
                     "(FATAL-RT-UNDEFINED-STATE) execution timeout (" + TimeoutText(w) + ") " +

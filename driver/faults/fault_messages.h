@@ -15,12 +15,12 @@ namespace trnsim::driver::faults {
 
 // Where a fault hit.
 struct FaultPlace {
-  int chip = 0;            // the Neuron Device (ND)
-  int core = 0;            // chip-local physical core (NC)
-  int hbm = 0;             // chip-local HBM stack of that core
-  std::string_view model;  // NEFF name
+  int chip = 0;                               // the Neuron Device (ND)
+  int core = 0;                               // chip-local physical core (NC)
+  int hbm = 0;                                // chip-local HBM stack of that core
+  std::string_view model;                     // NEFF name
   std::chrono::milliseconds host_timeout{0};  // the execution's timeout; 0: none
-  size_t rule = 0;         // 0-based index of the TRNSIM_FAULTS rule
+  size_t rule = 0;                            // 0-based index of the TRNSIM_FAULTS rule
 };
 
 // A fault of `kind` injected now. kCorrupt is Ok (the execution succeeds). kLoadOom names an

@@ -109,7 +109,8 @@ FaultOutcome FaultPlan::BeforeExecution(const ExecutionSite& site) {
   for (int physical : site.physical_cores) {
     std::optional<FaultKind> left;
     if (auto it = dead_cores_.find(physical); it != dead_cores_.end()) left = it->second;
-    if (auto it = poisoned_stacks_.find(HbmStackOf(physical)); !left && it != poisoned_stacks_.end()) {
+    if (auto it = poisoned_stacks_.find(HbmStackOf(physical));
+        !left && it != poisoned_stacks_.end()) {
       left = it->second;
     }
     if (left) {

@@ -37,8 +37,8 @@ namespace trnsim::driver::faults {
 
 // What the device knows of one execution when it decides.
 struct ExecutionSite {
-  std::string_view model_name;          // the NEFF name of the first core's program
-  std::span<const int> physical_cores;  // instance-wide, the request's order; not empty
+  std::string_view model_name;                // the NEFF name of the first core's program
+  std::span<const int> physical_cores;        // instance-wide, the request's order; not empty
   std::chrono::milliseconds host_timeout{0};  // the request's (for the timeout messages)
 };
 
@@ -89,7 +89,7 @@ class FaultPlan {
   const FaultSpec spec_;
   const simulator::InstanceSpec& instance_;
 
-  std::mutex mutex_;  // guards everything below
+  std::mutex mutex_;                                     // guards everything below
   std::map<std::pair<size_t, int>, uint64_t> ordinals_;  // (rule, core) -> events counted
   std::vector<uint64_t> fired_;                          // per rule: faults injected
   std::map<int, FaultKind> poisoned_stacks_;  // instance-wide stack (chip*stacks+hbm) -> kind

@@ -46,13 +46,13 @@ std::string_view FaultKindName(FaultKind kind);
 
 struct FaultRule {
   FaultKind kind = FaultKind::kHbmUe;
-  std::string model_glob;                 // empty: any model
-  std::optional<int> nc;                  // logical core of the process (runtime side only)
-  std::optional<int> physical_core;       // instance-wide physical core
-  std::optional<uint64_t> exec_ordinal;   // 1-based; unset: every matching execution
-  std::optional<double> probability;      // in [0, 1]; unset: always
+  std::string model_glob;                // empty: any model
+  std::optional<int> nc;                 // logical core of the process (runtime side only)
+  std::optional<int> physical_core;      // instance-wide physical core
+  std::optional<uint64_t> exec_ordinal;  // 1-based; unset: every matching execution
+  std::optional<double> probability;     // in [0, 1]; unset: always
   uint64_t seed = 0;
-  std::optional<uint64_t> max_faults;     // unset: no limit
+  std::optional<uint64_t> max_faults;  // unset: no limit
 };
 
 struct FaultSpec {

@@ -44,8 +44,9 @@ TEST(FaultSpecTest, EveryKindAndKey) {
 TEST(FaultSpecTest, CanonicalTextRoundTrips) {
   const std::string text =
       "hbm_ue:model=mlp*,core=4,exec=3;corrupt:prob=0.10000000000000001,seed=7,count=2;timeout";
-  StatusOr<FaultSpec> spec = ParseFaultSpec(" hbm_ue : exec=3 , core=4, model=mlp* ;"
-                                            "corrupt:count=2,seed=7,prob=0.1;;timeout");
+  StatusOr<FaultSpec> spec = ParseFaultSpec(
+      " hbm_ue : exec=3 , core=4, model=mlp* ;"
+      "corrupt:count=2,seed=7,prob=0.1;;timeout");
   ASSERT_TRUE(spec.ok()) << spec.status().ToString();
   EXPECT_EQ(FormatFaultSpec(*spec), text);
   StatusOr<FaultSpec> again = ParseFaultSpec(FormatFaultSpec(*spec));

@@ -138,9 +138,9 @@ TEST_F(FaultInjectionTest, DmaAbortKillsTheCoreOnly) {
 }
 
 TEST_F(FaultInjectionTest, CollectivesFailsOneExecution) {
-  ExpectTransientFault("collectives", StatusCode::kExecHwErrCollectives,
-                       "missing collectives status on Neuron Device 0 NC 0, model " +
-                           std::string(kModel));
+  ExpectTransientFault(
+      "collectives", StatusCode::kExecHwErrCollectives,
+      "missing collectives status on Neuron Device 0 NC 0, model " + std::string(kModel));
 }
 
 TEST_F(FaultInjectionTest, TimeoutFailsOneExecution) {
@@ -217,8 +217,7 @@ TEST_F(FaultInjectionTest, LoadOomFailsTheLoadAndKeepsNothing) {
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().code(), StatusCode::kResource) << refused.status().ToString();
   EXPECT_NE(refused.status().message().find("Failed to allocate"), std::string::npos);
-  EXPECT_NE(refused.status().message().find("usage: model code) on ND 0:NC 1"),
-            std::string::npos)
+  EXPECT_NE(refused.status().message().find("usage: model code) on ND 0:NC 1"), std::string::npos)
       << refused.status().message();
   StatusOr<VncMemoryStats> after = rt().GetVncMemoryStats(1);
   ASSERT_TRUE(after.ok());
