@@ -19,6 +19,7 @@
 #include "common/env.h"
 #include "proto/neurond.grpc.pb.h"
 #include "runtime/runtime.h"
+#include "tests/tools/neurond/runtime_client_fixture.h"
 #include "tests/tools/neurond/test_client.h"
 #include "tools/kernel_builder/kernel_builder.h"
 #include "tools/neuron_monitor/report.h"
@@ -31,35 +32,11 @@ namespace trnsim::neurond {
 namespace {
 
 using testing::RawClient;
-using testing::TempDir;
 
 constexpr uint64_t kTensorBytes = 128 * 128 * 2;  // bf16 [128, 128]
 
-class FaultStatusTest : public ::testing::Test {
+class FaultStatusTest : public testing::RuntimeClientTest {
  protected:
-  void SetUp() override {
-    ClearEnv();
-    DaemonOptions options;
-    options.listen = "unix:" + (dir_.path() / "neurond.sock").string();
-    StatusOr<const simulator::InstanceSpec*> spec = simulator::FindInstanceSpec("trn2.3xlarge");
-    ASSERT_TRUE(spec.ok());
-    options.instance = *spec;
-    auto daemon = Daemon::Start(options);
-    ASSERT_TRUE(daemon.ok()) << daemon.status().message();
-    daemon_ = std::move(*daemon);
-    setenv("TRNSIM_DAEMON", daemon_->address().c_str(), 1);
-    setenv("NEURON_LOGICAL_NC_CONFIG", "1", 1);
-  }
-  void TearDown() override {
-    rt().Close();
-    ClearEnv();
-    daemon_.reset();
-  }
-  static void ClearEnv() {
-    for (const EnvVarInfo& info : EnvTable()) unsetenv(info.name);
-  }
-  static runtime::Runtime& rt() { return runtime::Runtime::Get(); }
-
   // A 128x128 bf16 matmul (the sample generator's) loaded on `vnc`, with its tensors.
   struct Setup {
     runtime::model::Model* model = nullptr;
@@ -98,17 +75,6 @@ class FaultStatusTest : public ::testing::Test {
     return rt().Execute(s.model, s.in, s.out, 1).code();
   }
 
-  v1::StatusResponse DaemonStatus() {
-    RawClient client(daemon_->address());
-    v1::HelloResponse hello;
-    EXPECT_TRUE(client.Hello("", &hello).ok());
-    v1::StatusResponse status;
-    EXPECT_TRUE(client.stub().Status(client.Context().get(), v1::StatusRequest(), &status).ok());
-    v1::GoodbyeResponse bye;
-    (void)client.stub().Goodbye(client.Context().get(), v1::GoodbyeRequest(), &bye);
-    return status;
-  }
-
   // The runtime's session: the one with this process's pid and the most recent id.
   static std::map<uint32_t, uint64_t> RuntimeStatuses(const v1::StatusResponse& status) {
     std::map<uint32_t, uint64_t> by_code;
@@ -123,17 +89,13 @@ class FaultStatusTest : public ::testing::Test {
     }
     return by_code;
   }
-
-  TempDir dir_;
-  std::unique_ptr<Daemon> daemon_;
 };
 
 TEST_F(FaultStatusTest, TheClientsFaultsThroughTheDaemonAndNeuronMonitorCountsThem) {
   // vnc k is physical core k at LNC=1; cores 0 and 1 share HBM stack 0.
   setenv("TRNSIM_FAULTS",
          "hbm_ue:nc=0,exec=2;nc_ue:nc=2,exec=1;timeout:nc=3,exec=1;corrupt:nc=1,exec=2", 1);
-  Status init = rt().Init(1, "test", "test");
-  ASSERT_TRUE(init.ok()) << init.ToString();
+  ASSERT_NO_FATAL_FAILURE(InitRuntime());
   Setup v0 = Prepare(0), v1 = Prepare(1), v2 = Prepare(2), v3 = Prepare(3);
 
   // corrupt: the daemon overwrites output words of the second execution, which succeeds.
@@ -194,8 +156,7 @@ TEST_F(FaultStatusTest, TheClientsFaultsThroughTheDaemonAndNeuronMonitorCountsTh
   // A new session without faults: the poisoned stack and dead core were the old session's.
   rt().Close();
   unsetenv("TRNSIM_FAULTS");
-  init = rt().Init(1, "test", "test");
-  ASSERT_TRUE(init.ok()) << init.ToString();
+  ASSERT_NO_FATAL_FAILURE(InitRuntime());
   Setup again0 = Prepare(0), again2 = Prepare(2);
   EXPECT_EQ(Run(again0), StatusCode::kOk);
   EXPECT_EQ(Run(again0), StatusCode::kOk);
