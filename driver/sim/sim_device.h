@@ -4,9 +4,10 @@
 // neurond hosts this same class for its clients.
 //
 // Programs: LoadProgram keeps the decoded streams and the descriptor table per handle. The
-// program's ModelOwner and an allocation's owner_model_id are accepted and ignored: they are
-// for reports, and a process with its own instance has no one to report them to (neurond, which
-// hosts this class, keeps them per session itself: tools/neurond/session.h).
+// program's ModelOwner and an allocation's owner_model_id are for reports, which a process with
+// its own instance has no one to send to (neurond, which hosts this class, keeps them per
+// session itself: tools/neurond/session.h); only the owner's name and core are used, by fault
+// injection (below).
 // Core state: one reference::CoreState (SBUF, PSUM, semaphores, events) per physical core of
 // the instance, created at the core's first execution and dropped when the core is released:
 // SBUF and PSUM persist between executions as on hardware, and memory is spent only on cores
