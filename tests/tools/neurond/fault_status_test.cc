@@ -1,14 +1,15 @@
 // Fault injection through neurond (docs/faults.md): this process's Runtime, a client of an
-// in-process daemon (TRNSIM_DAEMON) with TRNSIM_FAULTS set, gets the faults' statuses (and a
-// corrupt execution's overwritten output words) from the daemon; the daemon's Status counts
-// the session's executions by status and the memory errors per chip; neuron-monitor's report
-// (observe::ObserveInstance + ReportBuilder) turns them into execution_stats' error_summary /
-// execution_summary and neuron_hw_counters. A new session without TRNSIM_FAULTS (nrt_close +
-// nrt_init) runs cleanly on the same daemon: the faults and what they left behind belonged to
-// the first session.
+// in-process daemon (TRNSIM_DAEMON) with TRNSIM_FAULTS set, gets the faults' statuses (a hang
+// after its 1 s timeout, and a corrupt execution's overwritten output words) from the daemon;
+// the daemon's Status counts the session's executions by status and the memory errors per
+// chip; neuron-monitor's report (observe::ObserveInstance + ReportBuilder) turns them into
+// execution_stats' error_summary / execution_summary and neuron_hw_counters. A new session
+// without TRNSIM_FAULTS (nrt_close + nrt_init) runs cleanly on the same daemon: the faults and
+// what they left behind belonged to the first session.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -94,9 +95,12 @@ class FaultStatusTest : public testing::RuntimeClientTest {
 TEST_F(FaultStatusTest, TheClientsFaultsThroughTheDaemonAndNeuronMonitorCountsThem) {
   // vnc k is physical core k at LNC=1; cores 0 and 1 share HBM stack 0.
   setenv("TRNSIM_FAULTS",
-         "hbm_ue:nc=0,exec=2;nc_ue:nc=2,exec=1;timeout:nc=3,exec=1;corrupt:nc=1,exec=2", 1);
+         "hbm_ue:nc=0,exec=2;nc_ue:nc=2,exec=1;timeout:nc=3,exec=1;corrupt:nc=1,exec=2;"
+         "hang:nc=4",
+         1);
+  setenv("NEURON_RT_EXEC_TIMEOUT", "1", 1);
   ASSERT_NO_FATAL_FAILURE(InitRuntime());
-  Setup v0 = Prepare(0), v1 = Prepare(1), v2 = Prepare(2), v3 = Prepare(3);
+  Setup v0 = Prepare(0), v1 = Prepare(1), v2 = Prepare(2), v3 = Prepare(3), v4 = Prepare(4);
 
   // corrupt: the daemon overwrites output words of the second execution, which succeeds.
   ASSERT_NE(v1.c, nullptr);
@@ -122,9 +126,13 @@ TEST_F(FaultStatusTest, TheClientsFaultsThroughTheDaemonAndNeuronMonitorCountsTh
   EXPECT_EQ(Run(v2), StatusCode::kExecHwErrNcUe);   // the dead core
   EXPECT_EQ(Run(v3), StatusCode::kTimeout);         // injected, transient
   EXPECT_EQ(Run(v3), StatusCode::kOk);
+  // hang: the daemon holds the execution for the client's timeout (1 s), then times it out.
+  const auto hang_start = std::chrono::steady_clock::now();
+  EXPECT_EQ(Run(v4), StatusCode::kTimeout);
+  EXPECT_GE(std::chrono::steady_clock::now() - hang_start, std::chrono::milliseconds(1000));
 
   v1::StatusResponse status = DaemonStatus();
-  const std::map<uint32_t, uint64_t> want = {{0, 4}, {5, 1}, {1201, 2}, {1202, 2}};
+  const std::map<uint32_t, uint64_t> want = {{0, 4}, {5, 2}, {1201, 2}, {1202, 2}};
   EXPECT_EQ(RuntimeStatuses(status), want);
   ASSERT_EQ(status.chip_errors_size(), 1);
   EXPECT_EQ(status.chip_errors(0).mem_ecc_uncorrected(), 1u);  // faults injected, not refusals
@@ -143,10 +151,10 @@ TEST_F(FaultStatusTest, TheClientsFaultsThroughTheDaemonAndNeuronMonitorCountsTh
   const nlohmann::ordered_json& stats =
       report["neuron_runtime_data"][0]["report"]["execution_stats"];
   EXPECT_EQ(stats["execution_summary"]["completed"], 4) << stats.dump();  // corrupt's too
-  EXPECT_EQ(stats["execution_summary"]["timed_out"], 1);
+  EXPECT_EQ(stats["execution_summary"]["timed_out"], 2);
   EXPECT_EQ(stats["execution_summary"]["completed_with_err"], 4);
   EXPECT_EQ(stats["error_summary"]["hardware"], 4);
-  EXPECT_EQ(stats["error_summary"]["transient"], 1);
+  EXPECT_EQ(stats["error_summary"]["transient"], 2);
   EXPECT_EQ(stats["error_summary"]["generic"], 0);
   const nlohmann::ordered_json& device =
       report["system_data"]["neuron_hw_counters"]["neuron_devices"][0];
