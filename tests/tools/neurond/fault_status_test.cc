@@ -96,11 +96,12 @@ TEST_F(FaultStatusTest, TheClientsFaultsThroughTheDaemonAndNeuronMonitorCountsTh
   // vnc k is physical core k at LNC=1; cores 0 and 1 share HBM stack 0.
   setenv("TRNSIM_FAULTS",
          "hbm_ue:nc=0,exec=2;nc_ue:nc=2,exec=1;timeout:nc=3,exec=1;corrupt:nc=1,exec=2;"
-         "hang:nc=4",
+         "hang:nc=4;repairable_hbm_ue:nc=6,exec=1",
          1);
   setenv("NEURON_RT_EXEC_TIMEOUT", "1", 1);
   ASSERT_NO_FATAL_FAILURE(InitRuntime());
-  Setup v0 = Prepare(0), v1 = Prepare(1), v2 = Prepare(2), v3 = Prepare(3), v4 = Prepare(4);
+  Setup v0 = Prepare(0), v1 = Prepare(1), v2 = Prepare(2), v3 = Prepare(3), v4 = Prepare(4),
+        v6 = Prepare(6);
 
   // corrupt: the daemon overwrites output words of the second execution, which succeeds.
   ASSERT_NE(v1.c, nullptr);
@@ -130,14 +131,15 @@ TEST_F(FaultStatusTest, TheClientsFaultsThroughTheDaemonAndNeuronMonitorCountsTh
   const auto hang_start = std::chrono::steady_clock::now();
   EXPECT_EQ(Run(v4), StatusCode::kTimeout);
   EXPECT_GE(std::chrono::steady_clock::now() - hang_start, std::chrono::milliseconds(1000));
+  EXPECT_EQ(Run(v6), StatusCode::kExecHwErrRepairableHbmUe);
 
   v1::StatusResponse status = DaemonStatus();
-  const std::map<uint32_t, uint64_t> want = {{0, 4}, {5, 2}, {1201, 2}, {1202, 2}};
+  const std::map<uint32_t, uint64_t> want = {{0, 4}, {5, 2}, {1201, 2}, {1202, 2}, {1205, 1}};
   EXPECT_EQ(RuntimeStatuses(status), want);
   ASSERT_EQ(status.chip_errors_size(), 1);
   EXPECT_EQ(status.chip_errors(0).mem_ecc_uncorrected(), 1u);  // faults injected, not refusals
   EXPECT_EQ(status.chip_errors(0).sram_ecc_uncorrected(), 1u);
-  EXPECT_EQ(status.chip_errors(0).mem_ecc_repairable_uncorrected(), 0u);
+  EXPECT_EQ(status.chip_errors(0).mem_ecc_repairable_uncorrected(), 1u);
 
   // neuron-monitor's report of the same.
   StatusOr<observe::InstanceView> view = observe::ObserveInstance(Environment::FromMap(
@@ -152,13 +154,13 @@ TEST_F(FaultStatusTest, TheClientsFaultsThroughTheDaemonAndNeuronMonitorCountsTh
       report["neuron_runtime_data"][0]["report"]["execution_stats"];
   EXPECT_EQ(stats["execution_summary"]["completed"], 4) << stats.dump();  // corrupt's too
   EXPECT_EQ(stats["execution_summary"]["timed_out"], 2);
-  EXPECT_EQ(stats["execution_summary"]["completed_with_err"], 4);
-  EXPECT_EQ(stats["error_summary"]["hardware"], 4);
+  EXPECT_EQ(stats["execution_summary"]["completed_with_err"], 5);
+  EXPECT_EQ(stats["error_summary"]["hardware"], 5);
   EXPECT_EQ(stats["error_summary"]["transient"], 2);
   EXPECT_EQ(stats["error_summary"]["generic"], 0);
   const nlohmann::ordered_json& device =
       report["system_data"]["neuron_hw_counters"]["neuron_devices"][0];
-  EXPECT_EQ(device["mem_ecc_uncorrected"], 1) << device.dump();
+  EXPECT_EQ(device["mem_ecc_uncorrected"], 2) << device.dump();  // hbm_ue + repairable
   EXPECT_EQ(device["sram_ecc_uncorrected"], 1);
 
   // A new session without faults: the poisoned stack and dead core were the old session's.
