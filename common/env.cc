@@ -121,6 +121,10 @@ constexpr EnvVarInfo kTable[] = {
      "Implicit async mode (AWS runtime 2.15-2.33): above 0, nrt_execute queues the execution and "
      "returns at once, with at most this many in flight per logical core (capped at 63); "
      "completions go to nrt_register_async_exec_callback's callback. 0: nrt_execute blocks."},
+    {EnvVar::kFaults, "TRNSIM_FAULTS", EnvType::kString, "",
+     "Fault injection: '<kind>[:<key>=<value>,...][;...]' makes chosen executions fail as the "
+     "hardware does (hbm_ue, nc_ue, dma_abort, timeout, hang, corrupt, load_oom, ...), the same "
+     "faults every run; docs/faults.md. Malformed: nrt_init fails with NRT_INVALID."},
 };
 static_assert(std::size(kTable) == static_cast<size_t>(EnvVar::kCount),
               "every EnvVar needs exactly one row");

@@ -51,6 +51,7 @@ enum class EnvVar : int {
   kNumericalErrorsVerbosity,      // NEURON_RT_NUMERICAL_ERRORS_VERBOSITY
   kFailOnNan,                     // NEURON_FAIL_ON_NAN
   kAsyncExecMaxInflight,          // NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS
+  kFaults,                        // TRNSIM_FAULTS (docs/faults.md)
   kCount,
 };
 

@@ -29,6 +29,7 @@
 
 #include "common/status_or.h"
 #include "driver/execution_types.h"
+#include "driver/faults/fault_spec.h"
 #include "simulator/collective/collective_hub.h"
 #include "simulator/collective/point_to_point.h"
 #include "simulator/core/execution.h"
@@ -61,6 +62,9 @@ struct ModelOwner {
   uint64_t id = 0;   // the runtime's model id (model::Model::id); 0: no model
   std::string name;  // the NEFF's name
   std::string uuid;  // the NEFF header's uuid as 32 lowercase hex digits
+  // The instance-wide physical core the program is loaded for; -1: unknown. Fault injection's
+  // load_oom rules match it (docs/faults.md); nothing else reads it.
+  int physical_core = -1;
 };
 
 struct AllocationInfo {
@@ -117,6 +121,7 @@ class Device {
   // with nothing kept. The handle stays valid until UnloadProgram. `owner` names the model the
   // program is part of, for reports (ModelOwner); the one-argument form loads it for no model.
   // Back ends add `using Device::LoadProgram;` so both forms stay callable on them.
+  // An injected load_oom fault (docs/faults.md) is NRT_RESOURCE, with nothing kept.
   virtual StatusOr<ProgramHandle> LoadProgram(const ProgramImage& image,
                                               const ModelOwner& owner) = 0;
   StatusOr<ProgramHandle> LoadProgram(const ProgramImage& image) {
@@ -137,7 +142,9 @@ class Device {
   // A binding of 0 bytes may name no memory (kInvalidMemoryHandle): the variable is empty.
   // Each physical core keeps its SBUF and PSUM between executions (as on hardware); its
   // semaphores and events start at 0 in every execution. Execution errors are the chip
-  // model's (NRT_TIMEOUT, NRT_INVALID; bound memory may be partly written).
+  // model's (NRT_TIMEOUT, NRT_INVALID; bound memory may be partly written), or an injected
+  // fault's (DeviceOptions::faults, docs/faults.md: 1200-1205, NRT_TIMEOUT; the chip model
+  // does not run, bound memory is untouched).
   virtual StatusOr<simulator::core::ExecutionResult> Execute(
       std::span<const CoreExecution> cores, const ExecutionRequestOptions& options) = 0;
   // Host-driven collectives (nrt_barrier, nrt_all_gather): joins `call` with the same call of
@@ -165,6 +172,10 @@ struct DeviceOptions {
   std::string token;            // remote: the daemon's token
   std::string tls_ca_file;      // remote: PEM roots to trust; empty: plaintext (remote_device.h)
   std::string tls_server_name;  // remote: the name the daemon's certificate must carry
+  // Fault injection (docs/faults.md): rules naming instance-wide physical cores (core=; a rule
+  // with nc= is refused, NRT_INVALID). sim: the device injects them itself; remote: sent in
+  // Hello, neurond injects them into this connection's executions. Empty: none.
+  faults::FaultSpec faults;
 };
 
 // Opens a device with the named back end; NRT_INVALID names the known back ends.

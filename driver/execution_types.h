@@ -39,6 +39,9 @@ struct VarBinding {
   uint64_t memory = 0;
   uint64_t offset = 0;
   uint64_t size = 0;
+  // The variable is one of the NEFF's outputs (a caller's output tensor or its staged copy).
+  // Only fault injection reads it: `corrupt` overwrites output bytes (docs/faults.md).
+  bool output = false;
 };
 
 struct CoreExecution {

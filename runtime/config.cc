@@ -122,6 +122,26 @@ StatusOr<RuntimeConfig> ParseRuntimeConfig(const Environment& env,
     config.tls_server_name = std::string(env.Get(EnvVar::kTlsServerName));
   }
   config.root_comm_id = std::string(env.Get(EnvVar::kRootCommId));
+
+  TRNSIM_ASSIGN_OR_RETURN(config.faults, driver::faults::ParseFaultSpec(env.Get(EnvVar::kFaults)));
+  for (size_t i = 0; i < config.faults.rules.size(); ++i) {
+    driver::faults::FaultRule& rule = config.faults.rules[i];
+    if (rule.physical_core && *rule.physical_core >= config.instance->PhysicalCores()) {
+      return InvalidError("TRNSIM_FAULTS rule " + std::to_string(i + 1) + ": core=" +
+                          std::to_string(*rule.physical_core) + " is outside the " +
+                          std::to_string(config.instance->PhysicalCores()) +
+                          " physical cores of a " + config.instance->type_name);
+    }
+    if (!rule.nc) continue;
+    if (*rule.nc >= config.visible_vnc_count) {
+      return InvalidError("TRNSIM_FAULTS rule " + std::to_string(i + 1) + ": nc=" +
+                          std::to_string(*rule.nc) + " is not one of this process's " +
+                          std::to_string(config.visible_vnc_count) + " logical cores");
+    }
+    // The vnc's first physical core, as CoreMap::Locate computes it.
+    rule.physical_core = (config.first_visible_vnc + *rule.nc) * config.lnc;
+    rule.nc.reset();
+  }
   return config;
 }
 

@@ -8,6 +8,8 @@
 //    NRT_FAILURE ("Logical Neuron Core(s) not available"), as AWS reports them.
 //  - Instance: TRNSIM_INSTANCE; with TRNSIM_DAEMON set and TRNSIM_INSTANCE unset (or empty),
 //    the daemon's instance type, which the caller asks the daemon for and passes in.
+//  - Faults: TRNSIM_FAULTS (driver/faults/fault_spec.h); malformed, or nc= not a visible
+//    logical core, is NRT_INVALID naming the rule.
 #pragma once
 
 #include <string>
@@ -15,6 +17,7 @@
 
 #include "common/env.h"
 #include "common/status_or.h"
+#include "driver/faults/fault_spec.h"
 #include "simulator/spec/instance_spec.h"
 
 namespace trnsim::runtime {
@@ -31,6 +34,9 @@ struct RuntimeConfig {
   std::string tls_ca_file;      // TRNSIM_TLS_CA
   std::string tls_server_name;  // TRNSIM_TLS_SERVER_NAME
   std::string root_comm_id;     // NEURON_RT_ROOT_COMM_ID; empty: unset
+  // TRNSIM_FAULTS with every nc= (a logical core of this process) turned into core= (its
+  // first instance-wide physical core), as the device takes it (docs/faults.md).
+  driver::faults::FaultSpec faults;
 };
 
 // True when the instance type must come from the daemon: TRNSIM_DAEMON is set and

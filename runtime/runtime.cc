@@ -148,6 +148,9 @@ Status Runtime::Init(uint32_t framework, const std::string& framework_version,
   TRNSIM_ASSIGN_OR_RETURN(profiling::InspectSettings inspect,
                           profiling::ParseInspectSettings(env, uint32_t(config.visible_vnc_count)));
 
+  // The fault spec travels in the daemon's Hello, which came before the core map was known:
+  // say Hello again with it (the first session ends with its device).
+  if (device && !config.faults.empty()) device.reset();
   if (!device) {
     driver::DeviceOptions options;
     options.backend = config.backend;
@@ -156,6 +159,7 @@ Status Runtime::Init(uint32_t framework, const std::string& framework_version,
     options.token = config.token;
     options.tls_ca_file = config.tls_ca_file;
     options.tls_server_name = config.tls_server_name;
+    options.faults = config.faults;
     TRNSIM_ASSIGN_OR_RETURN(device, OpenBackend(options));
   }
 

@@ -261,6 +261,7 @@ void ToProto(const driver::ModelOwner& in, v1::LoadProgramHeader* out) {
   out->set_model_id(in.id);
   out->set_model_name(in.name);
   out->set_model_uuid(in.uuid);
+  if (in.physical_core >= 0) out->set_physical_core(in.physical_core);
 }
 
 StatusOr<driver::ModelOwner> ModelOwnerFromProto(const v1::LoadProgramHeader& in) {
@@ -278,6 +279,13 @@ StatusOr<driver::ModelOwner> ModelOwnerFromProto(const v1::LoadProgramHeader& in
   if (!uuid.empty() && (uuid.size() != kModelUuidChars || !hex)) {
     return Invalid("not empty nor " + std::to_string(kModelUuidChars) + " lowercase hex digits:",
                    "LoadProgramHeader.model_uuid");
+  }
+  if (in.has_physical_core()) {
+    if (in.physical_core() < 0) {
+      return Invalid("negative physical core " + std::to_string(in.physical_core()) + " in",
+                     "LoadProgramHeader.physical_core");
+    }
+    out.physical_core = in.physical_core();
   }
   out.id = in.model_id();
   out.name = in.model_name().substr(0, kMaxModelNameBytes);
@@ -306,13 +314,14 @@ void ToProto(const driver::VarBinding& in, v1::VarBinding* out) {
   out->set_memory(in.memory);
   out->set_offset(in.offset);
   out->set_size(in.size);
+  out->set_output(in.output);
 }
 
 StatusOr<driver::VarBinding> VarBindingFromProto(const v1::VarBinding& in) {
   const std::string where = "VarBinding of var " + std::to_string(in.var_id());
   if (in.memory() == driver::kInvalidMemoryHandle) return Invalid("memory handle 0:", where);
   TRNSIM_RETURN_IF_ERROR(CheckRange(in.offset(), in.size(), where.c_str()));
-  return driver::VarBinding{in.var_id(), in.memory(), in.offset(), in.size()};
+  return driver::VarBinding{in.var_id(), in.memory(), in.offset(), in.size(), in.output()};
 }
 
 void ToProto(const driver::CoreExecution& in, v1::CoreExecution* out) {

@@ -303,6 +303,7 @@ Status RemoteDevice::Connect(const DeviceOptions& options) {
   hello.set_client_command(ClientCommandLine());
   hello.set_runtime_version(TRNSIM_VERSION);
   hello.set_token(options.token);
+  hello.set_faults(faults::FormatFaultSpec(options.faults));  // neurond injects them
   v1::HelloResponse reply;
   TRNSIM_RETURN_IF_ERROR(Call("Hello", &v1::Neurond::Stub::Hello, hello, &reply));
   if (reply.session_key().empty() || reply.session_id() == 0) {

@@ -7,10 +7,11 @@
 // channel uses the transfer settings of driver/remote/transport.h.
 //
 // Session: OpenRemoteDevice says Hello (protocol version, pid, command line, trnsim version,
-// token), checks the daemon's instance type, then holds an Attach stream open on a background
-// thread for the device's life — when this process exits or dies the stream breaks and the
-// daemon frees the session's cores, memory and programs. The destructor says Goodbye. Every
-// later call carries the session key in the metadata entry "trnsim-session-key".
+// token, DeviceOptions::faults as canonical text: the daemon injects them), checks the daemon's
+// instance type, then holds an Attach stream open on a background thread for the device's
+// life — when this process exits or dies the stream breaks and the daemon frees the session's
+// cores, memory and programs. The destructor says Goodbye. Every later call carries the
+// session key in the metadata entry "trnsim-session-key".
 //
 // Addresses: "unix:PATH", or "HOST:PORT" with HOST an IPv4 address, a bracketed IPv6 address or
 // a host name ("127.0.0.1:PORT", "[::1]:PORT", "localhost:PORT").

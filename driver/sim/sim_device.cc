@@ -44,14 +44,21 @@ Status CheckDescriptors(const simulator::dma::DescriptorTable& table,
 
 StatusOr<std::unique_ptr<Device>> OpenSimDevice(const DeviceOptions& options) {
   if (options.instance == nullptr) return InvalidError("the sim back end needs an instance type");
+  std::unique_ptr<faults::FaultPlan> plan;
+  if (!options.faults.empty()) {
+    TRNSIM_ASSIGN_OR_RETURN(plan, faults::FaultPlan::Create(options.faults, *options.instance));
+    TRNSIM_LOG(Info, Tdrv) << "fault injection: " << faults::FormatFaultSpec(options.faults);
+  }
   TRNSIM_ASSIGN_OR_RETURN(auto instance, simulator::Instance::Create(*options.instance));
   TRNSIM_LOG(Info, Tdrv) << "emulated " << options.instance->type_name << ": "
                          << options.instance->chip_count << " x " << options.instance->chip->name;
-  return std::unique_ptr<Device>(new SimDevice(std::move(instance)));
+  return std::unique_ptr<Device>(new SimDevice(std::move(instance), std::move(plan)));
 }
 
-SimDevice::SimDevice(std::unique_ptr<simulator::Instance> instance)
+SimDevice::SimDevice(std::unique_ptr<simulator::Instance> instance,
+                     std::unique_ptr<faults::FaultPlan> faults)
     : instance_(std::move(instance)),
+      faults_(std::move(faults)),
       collectives_(instance_->spec()),
       peers_([this](uint64_t src, uint64_t src_offset, uint64_t dst, uint64_t dst_offset,
                     uint64_t size) { return Copy(src, src_offset, dst, dst_offset, size); }) {
@@ -248,7 +255,10 @@ StatusOr<HbmUsage> SimDevice::GetHbmUsage(int chip, int hbm) {
 }
 
 StatusOr<ProgramHandle> SimDevice::LoadProgram(const ProgramImage& image,
-                                               const ModelOwner& /*owner: reports only*/) {
+                                               const ModelOwner& owner) {
+  if (faults_ != nullptr) {
+    TRNSIM_RETURN_IF_ERROR(faults_->BeforeLoad(owner.name, owner.physical_core, image));
+  }
   isa::IsaLimits limits = isa::LimitsFor(*instance_->spec().chip);
   auto loaded = std::make_shared<LoadedProgram>();
   for (int e = 0; e < isa::kEngineCount; ++e) {
@@ -267,6 +277,7 @@ StatusOr<ProgramHandle> SimDevice::LoadProgram(const ProgramImage& image,
   }
   TRNSIM_RETURN_IF_ERROR(CheckDescriptors(image.descriptors, limits));
   loaded->descriptors = image.descriptors;
+  loaded->model_name = owner.name;
   std::unique_lock lock(mutex_);
   ProgramHandle handle = next_program_++;
   programs_[handle] = std::move(loaded);

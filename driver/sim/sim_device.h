@@ -4,9 +4,10 @@
 // neurond hosts this same class for its clients.
 //
 // Programs: LoadProgram keeps the decoded streams and the descriptor table per handle. The
-// program's ModelOwner and an allocation's owner_model_id are accepted and ignored: they are
-// for reports, and a process with its own instance has no one to report them to (neurond, which
-// hosts this class, keeps them per session itself: tools/neurond/session.h).
+// program's ModelOwner and an allocation's owner_model_id are for reports, which a process with
+// its own instance has no one to send to (neurond, which hosts this class, keeps them per
+// session itself: tools/neurond/session.h); only the owner's name and core are used, by fault
+// injection (below).
 // Core state: one reference::CoreState (SBUF, PSUM, semaphores, events) per physical core of
 // the instance, created at the core's first execution and dropped when the core is released:
 // SBUF and PSUM persist between executions as on hardware, and memory is spent only on cores
@@ -28,6 +29,12 @@
 // hub. A rank blocked in a collective holds its cores (as on hardware) and nothing else.
 // PointToPoint goes to the instance's PeerExchange, which moves bytes with Copy (any two
 // allocations, across HBM stacks and chips) when both sides of a transfer are posted.
+// Faults: with DeviceOptions::faults the device injects them (driver/faults/fault_plan.h,
+// docs/faults.md): load_oom in LoadProgram before anything is decoded; the other kinds in
+// Execute once the cores are claimed (so a rule's ordinals follow the order executions run on a
+// core), without running the chip model, except corrupt, which runs it and then overwrites
+// output words. A hang holds its cores for the request's host_timeout. The plan, and the
+// poisoned stacks and dead cores it remembers, live as long as this device.
 // Races: two executions (or an execution and Write/Read/Copy/Fill) touching the same HBM bytes
 // at once race as they would on hardware; ordering them is the caller's job.
 #pragma once
@@ -43,6 +50,7 @@
 #include <vector>
 
 #include "driver/device.h"
+#include "driver/faults/fault_plan.h"
 #include "driver/sim/hbm_allocator.h"
 #include "simulator/instance.h"
 #include "simulator/isa/instruction.h"
@@ -54,7 +62,9 @@ StatusOr<std::unique_ptr<Device>> OpenSimDevice(const DeviceOptions& options);
 
 class SimDevice final : public Device {
  public:
-  explicit SimDevice(std::unique_ptr<simulator::Instance> instance);
+  // `faults`: the fault plan to apply (null: none).
+  explicit SimDevice(std::unique_ptr<simulator::Instance> instance,
+                     std::unique_ptr<faults::FaultPlan> faults = nullptr);
 
   const simulator::InstanceSpec& instance_spec() const override { return instance_->spec(); }
 
@@ -96,6 +106,7 @@ class SimDevice final : public Device {
   struct LoadedProgram {
     std::array<std::optional<isa::Program>, isa::kEngineCount> programs;
     simulator::dma::DescriptorTable descriptors;
+    std::string model_name;  // ModelOwner::name, for fault injection's model= globs
   };
 
   struct Allocation {
@@ -124,6 +135,7 @@ class SimDevice final : public Device {
   void Notify(Event event, std::span<const int> cores) const;
 
   std::unique_ptr<simulator::Instance> instance_;
+  const std::unique_ptr<faults::FaultPlan> faults_;  // null: no fault injection
   // Where every execution that is a collective rank meets the others (its own locking).
   simulator::collective::CollectiveHub collectives_;
   // Where point-to-point transfers meet; it copies with Copy (its own locking).

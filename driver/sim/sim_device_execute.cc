@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "common/log.h"
+#include "driver/faults/fault_effects.h"
 #include "driver/sim/binding_hbm_view.h"
 #include "driver/sim/sim_device.h"
 
@@ -184,7 +185,21 @@ StatusOr<simulator::core::ExecutionResult> SimDevice::Execute(
   TRNSIM_RETURN_IF_ERROR(ClaimCores(claim.cores_));
   claim.cores_claimed_ = true;
 
-  // 3. The cores' state belongs to this execution now.
+  // 3. Fault injection decides now that the cores are this execution's (sim_device.h, Faults).
+  faults::FaultOutcome fault;
+  if (faults_ != nullptr) {
+    faults::ExecutionSite site;
+    site.model_name = claim.programs_.front()->model_name;
+    site.physical_cores = claim.cores_;
+    site.host_timeout = options.host_timeout;
+    fault = faults_->BeforeExecution(site);
+    if (fault.kind && !fault.corrupt) {
+      if (fault.hang) faults::WaitOutHang(options.host_timeout, options.cancel);
+      return fault.status;
+    }
+  }
+
+  // 4. The cores' state belongs to this execution now.
   for (size_t i = 0; i < cores.size(); ++i) {
     std::unique_ptr<reference::CoreState>& state = core_states_[claim.cores_[i]];
     if (state == nullptr) state = std::make_unique<reference::CoreState>(isa::LimitsFor(chip));
@@ -213,7 +228,15 @@ StatusOr<simulator::core::ExecutionResult> SimDevice::Execute(
     port = collectives_.Attach(std::move(endpoint), {options.host_timeout, options.cancel});
     execute_options.collectives = port.get();
   }
-  return simulator::core::Execute(chip, runs, execute_options);
+  StatusOr<simulator::core::ExecutionResult> result =
+      simulator::core::Execute(chip, runs, execute_options);
+  if (result.ok() && fault.corrupt) {
+    Status corrupted = faults::CorruptOutputs(*this, fault.corruption_seed, cores);
+    if (!corrupted.ok()) {
+      TRNSIM_LOG(Warn, Tdrv) << "corrupting outputs: " << corrupted.message();
+    }
+  }
+  return result;
 }
 
 }  // namespace trnsim::driver::sim

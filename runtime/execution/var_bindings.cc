@@ -49,6 +49,7 @@ StatusOr<std::vector<driver::VarBinding>> BindVariables(const neff::Subgraph& su
     driver::VarBinding out;
     out.var_id = static_cast<uint32_t>(v.var_id);
     out.size = v.size;
+    out.output = v.type == neff::VariableType::kOutput;
     if (v.size == 0) {
       vars.push_back(out);  // no memory: the variable is empty
       continue;

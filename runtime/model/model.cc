@@ -137,6 +137,7 @@ Status Model::LoadPrograms() {
     TRNSIM_ASSIGN_OR_RETURN(std::unique_ptr<DeviceStorage> code,
                             PlaceCode(image, subgraph.name, SubgraphWhere(k)));
     code_.push_back(std::move(code));
+    owner.physical_core = SubgraphWhere(k).physical_core;
     StatusOr<driver::ProgramHandle> handle = target_.device->LoadProgram(image, owner);
     if (!handle.ok()) {
       return Status(handle.status().code(), subgraph.name + ": " + handle.status().message());

@@ -265,5 +265,31 @@ TEST(ParseRuntimeConfigTest, TlsSettingsGoWithTheDaemon) {
   EXPECT_EQ(plaintext.tls_server_name, "");
 }
 
+// TRNSIM_FAULTS: nc= is the process's logical core; the device gets its first physical core.
+TEST(RuntimeConfigTest, FaultsTranslateLogicalCoresIntoPhysicalOnes) {
+  RuntimeConfig config = MustParse({{"TRNSIM_INSTANCE", "trn2.48xlarge"},
+                                    {"NEURON_LOGICAL_NC_CONFIG", "2"},
+                                    {"NEURON_RT_VISIBLE_CORES", "2-3"},
+                                    {"TRNSIM_FAULTS", "hbm_ue:nc=1,exec=2;nc_ue:core=9;timeout"}});
+  ASSERT_EQ(config.faults.rules.size(), 3u);
+  EXPECT_FALSE(config.faults.rules[0].nc.has_value());
+  EXPECT_EQ(config.faults.rules[0].physical_core, 6);  // logical core 3 at LNC=2
+  EXPECT_EQ(config.faults.rules[1].physical_core, 9);
+  EXPECT_FALSE(config.faults.rules[2].physical_core.has_value());
+  EXPECT_EQ(driver::faults::FormatFaultSpec(config.faults),
+            "hbm_ue:core=6,exec=2;nc_ue:core=9;timeout");
+
+  StatusOr<RuntimeConfig> bad = Parse({{"TRNSIM_INSTANCE", "trn2.3xlarge"},
+                                       {"NEURON_RT_VISIBLE_CORES", "1"},
+                                       {"TRNSIM_FAULTS", "hbm_ue:nc=1"}});
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalid);
+  EXPECT_THAT(bad.status().message(),
+              HasSubstr("TRNSIM_FAULTS rule 1: nc=1 is not one of this process's 1 logical"));
+  bad = Parse({{"TRNSIM_INSTANCE", "trn2.3xlarge"}, {"TRNSIM_FAULTS", "hbm_ue:core=8"}});
+  EXPECT_THAT(bad.status().message(), HasSubstr("core=8 is outside the 8 physical cores"));
+  bad = Parse({{"TRNSIM_INSTANCE", "trn2.3xlarge"}, {"TRNSIM_FAULTS", "hbm_ue;;oops"}});
+  EXPECT_THAT(bad.status().message(), HasSubstr("TRNSIM_FAULTS rule 3 'oops'"));
+}
+
 }  // namespace
 }  // namespace trnsim::runtime

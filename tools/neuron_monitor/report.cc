@@ -6,6 +6,7 @@
 #include <regex>
 
 #include "simulator/spec/instance_spec.h"
+#include "tools/neuron_monitor/execution_outcomes.h"
 
 namespace trnsim::neuron_monitor {
 namespace {
@@ -110,11 +111,14 @@ ordered_json ReportBuilder::ExecutionStats(const observe::ProcessView& process, 
   const uint64_t executions = process.executions >= last.executions
                                   ? process.executions - last.executions
                                   : process.executions;
-  const uint64_t failed = process.failed_executions >= last.failed
-                              ? process.failed_executions - last.failed
-                              : process.failed_executions;
-  last = {process.executions, process.failed_executions};
-  const uint64_t ok = executions >= failed ? executions - failed : 0;
+  std::map<uint32_t, uint64_t> period_statuses;
+  for (const auto& [code, count] : process.execution_statuses) {
+    const uint64_t before = last.statuses.count(code) ? last.statuses.at(code) : 0;
+    const uint64_t increase = count >= before ? count - before : count;
+    if (increase > 0) period_statuses[code] = increase;
+  }
+  last = {process.executions, process.execution_statuses};
+  ExecutionOutcomes outcomes = SummarizeOutcomes(period_statuses);
   // The period's executions are the newest `executions` samples (oldest first).
   const size_t fresh = std::min<uint64_t>(executions, process.recent_executions.size());
   std::vector<double> total_s, device_s;
@@ -127,20 +131,8 @@ ordered_json ReportBuilder::ExecutionStats(const observe::ProcessView& process, 
     }
   }
   return {{"period", period},
-          {"error_summary",
-           {{"generic", failed},
-            {"numerical", 0},
-            {"transient", 0},
-            {"model", 0},
-            {"runtime", 0},
-            {"hardware", 0}}},
-          {"execution_summary",
-           {{"completed", ok},
-            {"completed_with_err", failed},
-            {"completed_with_num_err", 0},
-            {"timed_out", 0},
-            {"incorrect_input", 0},
-            {"failed_to_queue", 0}}},
+          {"error_summary", std::move(outcomes.error_summary)},
+          {"execution_summary", std::move(outcomes.execution_summary)},
           {"latency_stats",
            {{"total_latency", LatencyPercentiles(std::move(total_s))},
             {"device_latency", LatencyPercentiles(std::move(device_s))}}},
@@ -254,10 +246,25 @@ void ReportBuilder::Collect(const observe::InstanceView& view,
   if (due_system.count("neuron_hw_counters")) {
     ordered_json devices = ordered_json::array();
     for (const observe::DeviceView& device : view.devices) {
+      observe::DeviceErrorCounters now_errors;
+      for (const observe::DeviceErrorCounters& e : view.device_errors) {
+        if (e.device == device.index) now_errors = e;
+      }
+      // The period's increase (the first report: since the daemon started); a daemon that
+      // restarted counts from zero again.
+      observe::DeviceErrorCounters& last = last_device_errors_[device.index];
+      auto increase = [](uint64_t now_value, uint64_t last_value) {
+        return now_value >= last_value ? now_value - last_value : now_value;
+      };
+      const uint64_t mem = increase(
+          now_errors.mem_ecc_uncorrected + now_errors.mem_ecc_repairable_uncorrected,
+          last.mem_ecc_uncorrected + last.mem_ecc_repairable_uncorrected);
+      const uint64_t sram = increase(now_errors.sram_ecc_uncorrected, last.sram_ecc_uncorrected);
+      last = now_errors;
       devices.push_back({{"neuron_device_index", device.index},
                          {"mem_ecc_corrected", 0},
-                         {"mem_ecc_uncorrected", 0},
-                         {"sram_ecc_uncorrected", 0},
+                         {"mem_ecc_uncorrected", mem},
+                         {"sram_ecc_uncorrected", sram},
                          {"sram_ecc_corrected", 0}});
     }
     system["neuron_hw_counters"] = {{"period", PeriodOf("neuron_hw_counters", now)},

@@ -14,8 +14,8 @@
 //    busy_ps in simulated seconds — the rate the emulated chip achieves while busy, 0 when it
 //    was idle — summed over the logical core's physical cores (they run side by side);
 //  - execution_stats: the executions completed in the period (a process's first report: since
-//    it attached), from the increase of executions and failed_executions: completed (without
-//    error), completed_with_err and generic (failed), the other keys 0; latency_stats from the
+//    it attached), from the increase of ProcessView::execution_statuses, sorted into
+//    error_summary and execution_summary by status (execution_outcomes.h); latency_stats from the
 //    period's executions — the newest ProcessView::recent_executions, as many as completed in
 //    the period (at most kRecentExecutions) — total_latency from wall_ns, device_latency from
 //    simulated_ps (failed executions have none), each {p0, p1, p25, p50, p75, p99, p100} in
@@ -29,6 +29,10 @@
 //    shared scratchpad belongs to no model, as in AWS's reports; trnsim has one subgraph per
 //    model);
 //  - neuron_runtime_vcpu_usage: from /proc/<pid> when the process is on this host.
+// System groups: neuron_hw_counters per device, mem_ecc_uncorrected (hbm_ue and
+// repairable_hbm_ue faults: AWS's report has no repairable key) and sram_ecc_uncorrected (nc_ue)
+// from InstanceView::device_errors — their increase over the period (the first report: since
+// the daemon started) — and the corrected counters 0 (trnsim injects no correctable errors).
 // Every group carries "period" (seconds measured since it was last collected) and "error".
 //
 // Thread safety: a ReportBuilder is used by one thread.
@@ -72,7 +76,7 @@ class ReportBuilder {
   };
   struct Counts {  // a session's execution counts at its last execution_stats
     uint64_t executions = 0;
-    uint64_t failed = 0;
+    std::map<uint32_t, uint64_t> statuses;  // ProcessView::execution_statuses
   };
 
   double PeriodOf(const std::string& key, std::chrono::steady_clock::time_point now);
@@ -86,6 +90,7 @@ class ReportBuilder {
   std::map<std::string, std::chrono::steady_clock::time_point> last_collected_;
   std::map<int, CoreSample> last_cores_;    // by physical core
   std::map<uint64_t, Counts> last_counts_;  // by session id
+  std::map<int, observe::DeviceErrorCounters> last_device_errors_;  // by device index
 };
 
 }  // namespace trnsim::neuron_monitor

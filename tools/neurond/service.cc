@@ -42,6 +42,7 @@ NeurondService::NeurondService(driver::Device* device, ServiceOptions options)
       core_busy_ps_(device->instance_spec().PhysicalCores(), 0),
       core_busy_wall_ns_(device->instance_spec().PhysicalCores(), 0),
       core_flops_(device->instance_spec().PhysicalCores(), 0),
+      chip_errors_(device->instance_spec().chip_count),
       reaper_([this] { ReapUnattached(); }) {
   const int read_method = google::protobuf::DescriptorPool::generated_pool()
                               ->FindServiceByName(v1::Neurond::service_full_name())
@@ -146,19 +147,35 @@ grpc::Status NeurondService::Hello(grpc::ServerContext* context, const v1::Hello
   } else if (shutting_down_) {
     status = FailureError("Hello: the daemon is shutting down");
   }
+  std::unique_ptr<driver::faults::FaultPlan> faults;
+  if (status.ok() && !request->faults().empty()) {
+    StatusOr<driver::faults::FaultSpec> spec = driver::faults::ParseFaultSpec(request->faults());
+    StatusOr<std::unique_ptr<driver::faults::FaultPlan>> plan =
+        spec.ok() ? driver::faults::FaultPlan::Create(*spec, device_->instance_spec())
+                  : StatusOr<std::unique_ptr<driver::faults::FaultPlan>>(spec.status());
+    if (plan.ok()) {
+      faults = std::move(*plan);
+    } else {
+      status = trnsim::Status(plan.status().code(), "Hello: " + plan.status().message());
+    }
+  }
   if (status.ok()) {
     SessionIdentity identity;
     identity.client_pid = request->client_pid();
     identity.client_command = ClientText(request->client_command());
     identity.runtime_version = ClientText(request->runtime_version());
-    StatusOr<std::shared_ptr<Session>> session = sessions_.Open(std::move(identity));
+    const std::string fault_text =
+        faults ? driver::faults::FormatFaultSpec(faults->spec()) : std::string();
+    StatusOr<std::shared_ptr<Session>> session =
+        sessions_.Open(std::move(identity), std::move(faults));
     if (session.ok()) {
       const SessionIdentity& id = (*session)->identity();
       response->set_session_id(id.id);
       response->set_session_key(id.key);
       TRNSIM_LOG(Info, Tool) << "session " << id.id << " opened: pid " << id.client_pid << " '"
                              << id.client_command << "' (trnsim " << id.runtime_version
-                             << ") from " << context->peer();
+                             << ") from " << context->peer()
+                             << (fault_text.empty() ? "" : ", fault injection: " + fault_text);
     }
     status = session.status();
   }
@@ -291,6 +308,11 @@ grpc::Status NeurondService::Status(grpc::ServerContext* context, const v1::Stat
     out->set_loaded_programs(session->loaded_programs());
     out->set_executions(session->executions());
     out->set_failed_executions(session->failed_executions());
+    for (const auto& [code, count] : session->ExecutionStatuses()) {
+      v1::StatusCount* entry = out->add_execution_statuses();
+      entry->set_code(code);
+      entry->set_count(count);
+    }
     out->set_executions_running(session->executions_running());
     const int per_chip = spec.chip->physical_cores;
     for (const SessionModel& model : session->Models()) {
@@ -322,6 +344,13 @@ grpc::Status NeurondService::Status(grpc::ServerContext* context, const v1::Stat
       out->set_flops(core_flops_[core]);
     }
     response->set_executions(executions_);
+    for (int chip = 0; chip < spec.chip_count; ++chip) {
+      v1::ChipErrorCounters* out = response->add_chip_errors();
+      out->set_chip(chip);
+      out->set_mem_ecc_uncorrected(chip_errors_[chip].mem_ecc_uncorrected);
+      out->set_mem_ecc_repairable_uncorrected(chip_errors_[chip].mem_ecc_repairable_uncorrected);
+      out->set_sram_ecc_uncorrected(chip_errors_[chip].sram_ecc_uncorrected);
+    }
   }
   response->set_uptime_ms(std::chrono::duration_cast<std::chrono::milliseconds>(Uptime()).count());
   Reply(*caller, "Status", status, response->mutable_status());

@@ -141,6 +141,8 @@ class NeurondService final : public v1::Neurond::Service {
   // opened one on (service_peers.cc), so its peers' requests fail at once instead of timing
   // out. Called when the session ends.
   void ClosePeers(uint64_t session_id);
+  // Counts a fault a session's plan injected now in chip_errors_ (service_programs.cc).
+  void CountInjectedFault(const driver::faults::FaultOutcome& fault);
   // Host time since the daemon started.
   std::chrono::nanoseconds Uptime() const {
     return std::chrono::steady_clock::now() - started_at_;
@@ -158,6 +160,13 @@ class NeurondService final : public v1::Neurond::Service {
   std::vector<uint64_t> core_busy_ps_;
   std::vector<uint64_t> core_busy_wall_ns_;
   std::vector<uint64_t> core_flops_;
+  // Per chip: the memory errors injected into its sessions' executions (docs/faults.md).
+  struct ChipErrors {
+    uint64_t mem_ecc_uncorrected = 0;
+    uint64_t mem_ecc_repairable_uncorrected = 0;
+    uint64_t sram_ecc_uncorrected = 0;
+  };
+  std::vector<ChipErrors> chip_errors_;
 
   std::mutex peers_mutex_;  // guards peer_cores_
   // Session id -> the logical cores it opened point-to-point ends on.

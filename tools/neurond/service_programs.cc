@@ -3,11 +3,17 @@
 // Session::PrepareExecution maps them to the Device's and checks the session holds the cores.
 // Execute also feeds the counters of Status: per core (under counters_mutex_, taken only
 // after the Device call) and per session (Session::BeginExecution / EndExecution).
+// Faults: a session with a FaultPlan has it decide each execution once it is prepared (the
+// Device is not called for a failing one; a hang first waits out the request's timeout; a
+// corrupt one runs, then its output words are overwritten through the Device), and the memory
+// errors it injects are counted per chip for Status (chip_errors_).
 #include <chrono>
 #include <limits>
 #include <string>
 #include <vector>
 
+#include "common/log.h"
+#include "driver/faults/fault_effects.h"
 #include "driver/remote/chunking.h"
 #include "driver/remote/convert.h"
 #include "driver/remote/convert_trace.h"
@@ -39,6 +45,25 @@ StatusOr<driver::ProgramHandle> DoLoadProgram(
 }
 
 }  // namespace
+
+void NeurondService::CountInjectedFault(const driver::faults::FaultOutcome& fault) {
+  std::lock_guard lock(counters_mutex_);
+  if (fault.chip < 0 || fault.chip >= static_cast<int>(chip_errors_.size())) return;
+  ChipErrors& errors = chip_errors_[fault.chip];
+  switch (*fault.kind) {
+    case driver::faults::FaultKind::kHbmUe:
+      ++errors.mem_ecc_uncorrected;
+      break;
+    case driver::faults::FaultKind::kRepairableHbmUe:
+      ++errors.mem_ecc_repairable_uncorrected;
+      break;
+    case driver::faults::FaultKind::kNcUe:
+      ++errors.sram_ecc_uncorrected;
+      break;
+    default:
+      break;  // not a memory error
+  }
+}
 
 grpc::Status NeurondService::LoadProgram(grpc::ServerContext* context,
                                          grpc::ServerReader<v1::LoadProgramRequest>* reader,
@@ -90,7 +115,27 @@ grpc::Status NeurondService::Execute(grpc::ServerContext* context,
     session->BeginExecution(scope);
     reached_device = true;
     const Clock::time_point device_start = Clock::now();
-    StatusOr<simulator::core::ExecutionResult> result = device_->Execute(cores, options);
+    driver::faults::FaultOutcome fault;
+    if (driver::faults::FaultPlan* plan = session->faults()) {
+      driver::faults::ExecutionSite site;
+      site.model_name = scope.model_name;
+      site.physical_cores = scope.physical_cores;
+      site.host_timeout = options.host_timeout;
+      fault = plan->BeforeExecution(site);
+      if (fault.injected) CountInjectedFault(fault);
+    }
+    StatusOr<simulator::core::ExecutionResult> result =
+        fault.kind && !fault.corrupt ? StatusOr<simulator::core::ExecutionResult>(fault.status)
+                                     : device_->Execute(cores, options);
+    if (fault.hang) driver::faults::WaitOutHang(options.host_timeout, options.cancel);
+    if (result.ok() && fault.corrupt) {
+      trnsim::Status corrupted =
+          driver::faults::CorruptOutputs(*device_, fault.corruption_seed, cores);
+      if (!corrupted.ok()) {
+        TRNSIM_LOG(Warn, Tool) << "session " << session->identity().id
+                               << " corrupting outputs: " << corrupted.message();
+      }
+    }
     const uint64_t device_ns = static_cast<uint64_t>(
         std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - device_start).count());
     {
@@ -132,6 +177,7 @@ grpc::Status NeurondService::Execute(grpc::ServerContext* context,
   if (reached_device) {
     ExecutionSample sample;
     sample.ok = status.ok();
+    sample.status_code = static_cast<uint32_t>(status.code());
     sample.simulated_ps = sample.ok ? simulated_ps : 0;
     sample.wall_ns = static_cast<uint64_t>(
         std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - rpc_start).count());

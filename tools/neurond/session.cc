@@ -4,11 +4,13 @@
 
 namespace trnsim::neurond {
 
-Session::Session(SessionIdentity identity, driver::Device* device, uint64_t max_memory_bytes)
+Session::Session(SessionIdentity identity, driver::Device* device, uint64_t max_memory_bytes,
+                 std::unique_ptr<driver::faults::FaultPlan> faults)
     : identity_(std::move(identity)),
       device_(device),
       max_memory_bytes_(max_memory_bytes),
       opened_at_(std::chrono::steady_clock::now()),
+      faults_(std::move(faults)),
       cores_held_(device->instance_spec().PhysicalCores(), false) {}
 
 Session::~Session() { Close(); }
@@ -161,6 +163,9 @@ StatusOr<driver::ProgramHandle> Session::LoadProgram(const driver::ProgramImage&
                                                      const driver::ModelOwner& owner) {
   std::lock_guard lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckOpen());
+  if (faults_ != nullptr) {
+    TRNSIM_RETURN_IF_ERROR(faults_->BeforeLoad(owner.name, owner.physical_core, image));
+  }
   TRNSIM_ASSIGN_OR_RETURN(driver::ProgramHandle device_handle, device_->LoadProgram(image, owner));
   const driver::ProgramHandle handle = next_program_++;
   programs_[handle] = Program{device_handle, owner};
@@ -231,6 +236,7 @@ Status Session::PrepareExecution(std::vector<driver::CoreExecution>* cores,
   scope->physical_cores.clear();
   scope->core_models.clear();
   scope->model_ids.clear();
+  scope->model_name.clear();
   std::set<uint64_t> model_ids;
   const simulator::InstanceSpec& spec = device_->instance_spec();
   const int per_chip = spec.chip->physical_cores;
@@ -251,6 +257,7 @@ Status Session::PrepareExecution(std::vector<driver::CoreExecution>* cores,
                                 " in this session");
     }
     core.program = program->second.device_handle;
+    if (scope->physical_cores.empty()) scope->model_name = program->second.owner.name;
     scope->physical_cores.push_back(physical);
     scope->core_models.push_back(program->second.owner.id);
     if (program->second.owner.id != 0) model_ids.insert(program->second.owner.id);
@@ -285,6 +292,7 @@ void Session::EndExecution(const ExecutionScope& scope, const ExecutionSample& s
   --executions_running_;
   ++executions_;
   if (!sample.ok) ++failed_executions_;
+  ++execution_statuses_[sample.status_code];
   for (uint64_t model_id : scope.model_ids) {
     auto running = model_running_.find(model_id);
     if (running != model_running_.end() && running->second > 0) --running->second;
@@ -307,6 +315,11 @@ uint64_t Session::executions() const {
 uint64_t Session::failed_executions() const {
   std::lock_guard lock(mutex_);
   return failed_executions_;
+}
+
+std::map<uint32_t, uint64_t> Session::ExecutionStatuses() const {
+  std::lock_guard lock(mutex_);
+  return execution_statuses_;
 }
 
 uint32_t Session::executions_running() const {

@@ -19,6 +19,10 @@
 // Execute: PrepareExecution checks that the session holds every core of the request (the Device
 // only knows that *some* session holds it: NRT_FAILURE otherwise) and rewrites the request's
 // program and memory handles into the Device's.
+// Faults: the session's FaultPlan (HelloRequest.faults, docs/faults.md), if any. LoadProgram
+// asks it before the Device (load_oom); the Execute RPC asks it around Device::Execute
+// (service_programs.cc). Its poisoned stacks and dead cores end with the session.
+// Counters: completed executions by the status they returned (ExecutionStatuses).
 // Close() releases everything on the Device (programs unloaded too); afterwards every call is
 // NRT_FAILURE ("session ended"), so an RPC still in flight when the session ends cannot leak
 // memory. Close first sets cancel_flag(), which the session's executions pass to the Device, so
@@ -35,6 +39,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
@@ -44,6 +49,7 @@
 #include "common/status_or.h"
 #include "driver/device.h"
 #include "driver/execution_types.h"
+#include "driver/faults/fault_plan.h"
 
 namespace trnsim::neurond {
 
@@ -79,6 +85,7 @@ struct ExecutionSample {
   uint64_t wall_ns = 0;       // host time of its Execute RPC
   uint64_t simulated_ps = 0;  // its duration_ps; 0 when it failed
   bool ok = false;
+  uint32_t status_code = 0;   // the NRT status it returned
 };
 // Samples kept per session (v1::RECENT_EXECUTIONS; service.cc checks they agree).
 inline constexpr size_t kRecentExecutions = 1024;
@@ -88,11 +95,13 @@ struct ExecutionScope {
   std::vector<int> physical_cores;    // instance-wide, in the order of the request
   std::vector<uint64_t> core_models;  // the model of each core's program (0: none), likewise
   std::vector<uint64_t> model_ids;    // of its programs: distinct, non-zero, ascending
+  std::string model_name;             // the NEFF name of the first core's program
 };
 
 class Session {
  public:
-  Session(SessionIdentity identity, driver::Device* device, uint64_t max_memory_bytes);
+  Session(SessionIdentity identity, driver::Device* device, uint64_t max_memory_bytes,
+          std::unique_ptr<driver::faults::FaultPlan> faults = nullptr);
   ~Session();  // Close()
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
@@ -133,6 +142,8 @@ class Session {
   // Also fills `scope` (cleared first) when the request is accepted.
   Status PrepareExecution(std::vector<driver::CoreExecution>* cores, ExecutionScope* scope) const;
 
+  // The session's fault plan; null: no fault injection.
+  driver::faults::FaultPlan* faults() const { return faults_.get(); }
   // For driver::ExecutionRequestOptions::cancel: true once Close has begun.
   const std::atomic<bool>* cancel_flag() const { return &cancel_; }
   // Around each Device::Execute: BeginExecution counts it as running (its models too) and
@@ -144,6 +155,8 @@ class Session {
   std::vector<ExecutionSample> RecentExecutions() const;
   uint64_t executions() const;
   uint64_t failed_executions() const;
+  // Completed executions by NRT status code (ExecutionSample::status_code), ascending code.
+  std::map<uint32_t, uint64_t> ExecutionStatuses() const;
   uint32_t executions_running() const;
 
   // Releases cores and memory on the Device; idempotent. Returns what was held, for the log
@@ -169,6 +182,7 @@ class Session {
   const uint64_t max_memory_bytes_;
   const std::chrono::steady_clock::time_point opened_at_;
   std::atomic<bool> cancel_{false};
+  const std::unique_ptr<driver::faults::FaultPlan> faults_;
 
   mutable std::mutex mutex_;  // guards everything below
   std::condition_variable closed_cv_;
@@ -192,6 +206,7 @@ class Session {
   std::map<uint64_t, uint32_t> model_running_;
   uint64_t executions_ = 0;
   uint64_t failed_executions_ = 0;
+  std::map<uint32_t, uint64_t> execution_statuses_;  // status code -> executions
   uint32_t executions_running_ = 0;
   std::deque<ExecutionSample> recent_;  // at most kRecentExecutions, oldest first
 };

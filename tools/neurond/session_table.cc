@@ -15,14 +15,16 @@ SessionTable::SessionTable(driver::Device* device, int max_sessions,
       max_session_memory_bytes_(max_session_memory_bytes),
       attach_grace_(attach_grace) {}
 
-StatusOr<std::shared_ptr<Session>> SessionTable::Open(SessionIdentity identity) {
+StatusOr<std::shared_ptr<Session>> SessionTable::Open(
+    SessionIdentity identity, std::unique_ptr<driver::faults::FaultPlan> faults) {
   std::shared_ptr<Session> session;
   {
     std::lock_guard lock(mutex_);
     if (static_cast<int>(by_key_.size()) < max_sessions_) {
       identity.id = next_id_++;
       identity.key = NewSessionKey();
-      session = std::make_shared<Session>(identity, device_, max_session_memory_bytes_);
+      session = std::make_shared<Session>(identity, device_, max_session_memory_bytes_,
+                                          std::move(faults));
       by_key_[identity.key] = session;
     }
   }

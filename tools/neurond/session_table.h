@@ -30,8 +30,10 @@ class SessionTable {
   SessionTable(driver::Device* device, int max_sessions, uint64_t max_session_memory_bytes,
                std::chrono::milliseconds attach_grace);
 
-  // `identity.id` and `identity.key` are filled in here.
-  StatusOr<std::shared_ptr<Session>> Open(SessionIdentity identity);
+  // `identity.id` and `identity.key` are filled in here. `faults`: the session's fault plan
+  // (HelloRequest.faults; null: none).
+  StatusOr<std::shared_ptr<Session>> Open(
+      SessionIdentity identity, std::unique_ptr<driver::faults::FaultPlan> faults = nullptr);
   std::shared_ptr<Session> Find(std::string_view key) const;
   std::shared_ptr<Session> Remove(uint64_t id);
   std::vector<std::shared_ptr<Session>> RemoveAll();

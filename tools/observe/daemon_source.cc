@@ -166,12 +166,25 @@ StatusOr<DaemonStatus> ReadDaemonStatus(const driver::DeviceOptions& connection,
     process.loaded_programs = session.loaded_programs();
     process.executions = session.executions();
     process.failed_executions = session.failed_executions();
+    for (const v1::StatusCount& entry : session.execution_statuses()) {
+      process.execution_statuses[entry.code()] += entry.count();
+    }
     process.executions_running = session.executions_running();
     result.processes.push_back(std::move(process));
   }
   std::sort(result.processes.begin(), result.processes.end(),
             [](const ProcessView& a, const ProcessView& b) { return a.session_id < b.session_id; });
   result.uptime_ms = status.uptime_ms();
+  for (const v1::ChipErrorCounters& chip : status.chip_errors()) {
+    if (chip.chip() < 0 || chip.chip() >= (*spec)->chip_count) continue;
+    result.device_errors.push_back({chip.chip(), chip.mem_ecc_uncorrected(),
+                                    chip.mem_ecc_repairable_uncorrected(),
+                                    chip.sram_ecc_uncorrected()});
+  }
+  std::sort(result.device_errors.begin(), result.device_errors.end(),
+            [](const DeviceErrorCounters& a, const DeviceErrorCounters& b) {
+              return a.device < b.device;
+            });
   return result;
 }
 

@@ -32,6 +32,7 @@ struct DaemonStatus {
   std::vector<ProcessView> processes;  // every session, ascending id; is_observer marks ours
   std::vector<CoreView> cores;         // every physical core the daemon reported, ascending
   uint64_t uptime_ms = 0;              // the daemon's (StatusResponse.uptime_ms)
+  std::vector<DeviceErrorCounters> device_errors;  // StatusResponse.chip_errors, ascending
 };
 
 // `connection` uses address, token, tls_ca_file and tls_server_name.

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,9 @@ struct ProcessView {
   uint32_t loaded_programs = 0;
   uint64_t executions = 0;         // completed, any status
   uint64_t failed_executions = 0;  // of which failed
+  // Completed executions by the NRT status the daemon's Device returned (0 too); the counts add
+  // up to `executions`.
+  std::map<uint32_t, uint64_t> execution_statuses;
   uint32_t executions_running = 0;
   std::vector<ModelView> models;                     // ascending model id
   std::vector<ExecutionSample> recent_executions;    // oldest first, at most kRecentExecutions
@@ -85,6 +89,15 @@ struct CoreView {
   uint64_t flops = 0;             // floating-point operations of its completed executions
 };
 
+// One device's memory-error counters since the daemon started: the faults injected into its
+// sessions' executions (docs/faults.md), named as the driver's sysfs counters.
+struct DeviceErrorCounters {
+  int device = 0;
+  uint64_t mem_ecc_uncorrected = 0;             // hbm_ue
+  uint64_t mem_ecc_repairable_uncorrected = 0;  // repairable_hbm_ue
+  uint64_t sram_ecc_uncorrected = 0;            // nc_ue
+};
+
 struct InstanceView {
   std::string instance_type;  // "trn2.48xlarge"
   std::string instance_id;    // emulated (instance_id.h)
@@ -95,6 +108,8 @@ struct InstanceView {
   std::vector<DeviceView> devices;
   std::vector<ProcessView> processes;  // ascending session id; empty without a daemon
   std::vector<CoreView> cores;         // every physical core, ascending; empty without a daemon
+  // Per device, ascending; empty without a daemon (nothing injects faults then).
+  std::vector<DeviceErrorCounters> device_errors;
 
   // The devices `process` uses: those holding one of its cores or some of its memory,
   // ascending.

@@ -24,6 +24,7 @@ StatusOr<InstanceView> ObserveInstance(const Environment& env) {
   view.processes = std::move(status.processes);
   view.cores = std::move(status.cores);
   view.daemon_uptime_ms = status.uptime_ms;
+  view.device_errors = std::move(status.device_errors);
   return view;
 }
 

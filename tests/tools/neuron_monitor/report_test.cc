@@ -89,6 +89,7 @@ TEST(ReportTest, ExecutionStatsArePerPeriodWithPercentilesOfThePeriodsExecutions
   observe::ProcessView& process = view.processes[0];
   process.executions = 2;
   process.failed_executions = 1;
+  process.execution_statuses = {{0, 1}, {1, 1}};  // one success, one NRT_FAILURE
   process.recent_executions = {Sample(9, 0, false), Sample(7, 70)};
   const Clock::time_point t0 = Clock::now();
   ordered_json stats = Collect(&builder, view, t0, &report)["execution_stats"];
@@ -102,6 +103,7 @@ TEST(ReportTest, ExecutionStatsArePerPeriodWithPercentilesOfThePeriodsExecutions
   // Five more (one failed), finishing with wall times 5, 1, 4, 2, 3 ms.
   process.executions = 7;
   process.failed_executions = 2;
+  process.execution_statuses = {{0, 5}, {1, 2}};
   process.recent_executions.push_back(Sample(5, 50));
   process.recent_executions.push_back(Sample(1, 10));
   process.recent_executions.push_back(Sample(4, 0, false));
@@ -134,6 +136,50 @@ TEST(ReportTest, ExecutionStatsArePerPeriodWithPercentilesOfThePeriodsExecutions
   EXPECT_EQ(stats["execution_summary"]["completed_with_err"], 0);
   EXPECT_TRUE(stats["latency_stats"]["total_latency"].is_null());
   EXPECT_TRUE(stats["latency_stats"]["device_latency"].is_null());
+}
+
+// Injected faults (docs/faults.md) as the daemon reports them: executions by status, and the
+// per-device memory-error counters, each report counting the period's increase.
+TEST(ReportTest, FaultStatusesAndMemoryErrorsFillTheSummariesAndHwCounters) {
+  ReportBuilder builder;
+  ordered_json report;
+  observe::InstanceView view = View();
+  observe::ProcessView& process = view.processes[0];
+  process.executions = 9;
+  process.failed_executions = 7;
+  // 2 ok, 2 HBM UE, 1 NC UE, 1 timeout, 1 NQ overflow, 1 collectives, 1 DMA abort.
+  process.execution_statuses = {{0, 2}, {1201, 2}, {1202, 1}, {5, 1}, {1204, 1}, {1200, 1},
+                                {1203, 1}};
+  view.device_errors = {{0, 2, 1, 1}};
+  const Clock::time_point t0 = Clock::now();
+  auto collect = [&](Clock::time_point t) {
+    builder.Collect(view, kRuntimeGroups, ".*", {"neuron_hw_counters"}, t, &report);
+    return report["neuron_runtime_data"][0]["report"]["execution_stats"];
+  };
+  ordered_json stats = collect(t0);
+  EXPECT_EQ(stats["execution_summary"]["completed"], 2);
+  EXPECT_EQ(stats["execution_summary"]["timed_out"], 1);
+  EXPECT_EQ(stats["execution_summary"]["completed_with_err"], 6);
+  EXPECT_EQ(stats["error_summary"]["hardware"], 5);
+  EXPECT_EQ(stats["error_summary"]["transient"], 1);
+  EXPECT_EQ(stats["error_summary"]["runtime"], 1);
+  EXPECT_EQ(stats["error_summary"]["generic"], 0);
+  const ordered_json& device0 = report["system_data"]["neuron_hw_counters"]["neuron_devices"][0];
+  EXPECT_EQ(device0["neuron_device_index"], 0);
+  EXPECT_EQ(device0["mem_ecc_uncorrected"], 3);  // 2 unrepairable + 1 repairable
+  EXPECT_EQ(device0["sram_ecc_uncorrected"], 1);
+  EXPECT_EQ(device0["mem_ecc_corrected"], 0);
+
+  // One more HBM UE in the next period: only it is counted.
+  process.executions = 10;
+  process.execution_statuses[1201] = 3;
+  view.device_errors = {{0, 3, 1, 1}};
+  stats = collect(t0 + std::chrono::seconds(1));
+  EXPECT_EQ(stats["error_summary"]["hardware"], 1);
+  EXPECT_EQ(stats["execution_summary"]["completed"], 0);
+  const ordered_json& again = report["system_data"]["neuron_hw_counters"]["neuron_devices"][0];
+  EXPECT_EQ(again["mem_ecc_uncorrected"], 1);
+  EXPECT_EQ(again["sram_ecc_uncorrected"], 0);
 }
 
 TEST(ReportTest, LatencyPercentilesByNearestRank) {

@@ -18,6 +18,7 @@
 #include "common/env.h"
 #include "proto/neurond.grpc.pb.h"
 #include "runtime/runtime.h"
+#include "tests/tools/neurond/runtime_client_fixture.h"
 #include "tests/tools/neurond/test_client.h"
 #include "tools/kernel_builder/kernel_builder.h"
 #include "tools/neurond/daemon.h"
@@ -28,41 +29,18 @@
 namespace trnsim::neurond {
 namespace {
 
-using testing::RawClient;
-using testing::TempDir;
-
 constexpr char kModelName[] = "status_matmul";
 constexpr std::array<uint8_t, 16> kUuid = {0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef,
                                            0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54, 0x32, 0x10};
 constexpr char kUuidHex[] = "0123456789abcdeffedcba9876543210";
 constexpr uint64_t kScratchBytes = 64 * 1024;
 
-class ModelStatusTest : public ::testing::Test {
+class ModelStatusTest : public testing::RuntimeClientTest {
  protected:
   void SetUp() override {
-    ClearEnv();
-    DaemonOptions options;
-    options.listen = "unix:" + (dir_.path() / "neurond.sock").string();
-    StatusOr<const simulator::InstanceSpec*> spec = simulator::FindInstanceSpec("trn2.3xlarge");
-    ASSERT_TRUE(spec.ok());
-    options.instance = *spec;
-    auto daemon = Daemon::Start(options);
-    ASSERT_TRUE(daemon.ok()) << daemon.status().message();
-    daemon_ = std::move(*daemon);
-    setenv("TRNSIM_DAEMON", daemon_->address().c_str(), 1);
-    setenv("NEURON_LOGICAL_NC_CONFIG", "1", 1);
-    Status init = rt().Init(1, "test", "test");
-    ASSERT_TRUE(init.ok()) << init.ToString();
+    RuntimeClientTest::SetUp();
+    if (!HasFatalFailure()) InitRuntime();
   }
-  void TearDown() override {
-    rt().Close();
-    ClearEnv();
-    daemon_.reset();
-  }
-  static void ClearEnv() {
-    for (const EnvVarInfo& info : EnvTable()) unsetenv(info.name);
-  }
-  static runtime::Runtime& rt() { return runtime::Runtime::Get(); }
 
   // The matmul sample at 128, named kModelName with uuid kUuid.
   static neff::Neff MatmulNeff() {
@@ -79,17 +57,6 @@ class ModelStatusTest : public ::testing::Test {
     return neff.ok() ? std::move(*neff) : neff::Neff{};
   }
 
-  v1::StatusResponse DaemonStatus() {
-    RawClient client(daemon_->address());
-    v1::HelloResponse hello;
-    EXPECT_TRUE(client.Hello("", &hello).ok());
-    v1::StatusResponse status;
-    EXPECT_TRUE(client.stub().Status(client.Context().get(), v1::StatusRequest(), &status).ok());
-    v1::GoodbyeResponse bye;
-    (void)client.stub().Goodbye(client.Context().get(), v1::GoodbyeRequest(), &bye);
-    return status;
-  }
-
   // The runtime's session: this process's (the raw client says it is pid 4242).
   static const v1::SessionStatus* RuntimeSession(const v1::StatusResponse& status) {
     const v1::SessionStatus* found = nullptr;
@@ -101,9 +68,6 @@ class ModelStatusTest : public ::testing::Test {
     }
     return found;
   }
-
-  TempDir dir_;
-  std::unique_ptr<Daemon> daemon_;
 };
 
 TEST_F(ModelStatusTest, ModelsMemoryExecutionsAndCoreCountersOfARuntimeClient) {
