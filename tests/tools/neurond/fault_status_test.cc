@@ -1,5 +1,6 @@
 // Fault injection through neurond (docs/faults.md): this process's Runtime, a client of an
-// in-process daemon (TRNSIM_DAEMON) with TRNSIM_FAULTS set, gets the faults' statuses (a hang
+// in-process daemon (TRNSIM_DAEMON) with TRNSIM_FAULTS set, gets every execution fault kind's
+// status and after-effect (a hang
 // after its 1 s timeout, and a corrupt execution's overwritten output words) from the daemon;
 // the daemon's Status counts the session's executions by status and the memory errors per
 // chip; neuron-monitor's report (observe::ObserveInstance + ReportBuilder) turns them into
@@ -96,12 +97,13 @@ TEST_F(FaultStatusTest, TheClientsFaultsThroughTheDaemonAndNeuronMonitorCountsTh
   // vnc k is physical core k at LNC=1; cores 0 and 1 share HBM stack 0.
   setenv("TRNSIM_FAULTS",
          "hbm_ue:nc=0,exec=2;nc_ue:nc=2,exec=1;timeout:nc=3,exec=1;corrupt:nc=1,exec=2;"
-         "hang:nc=4;repairable_hbm_ue:nc=6,exec=1",
+         "hang:nc=4;repairable_hbm_ue:nc=6,exec=1;dma_abort:nc=5,exec=1;"
+         "collectives:nc=7,exec=1;nq_overflow:nc=3,exec=3",
          1);
   setenv("NEURON_RT_EXEC_TIMEOUT", "1", 1);
   ASSERT_NO_FATAL_FAILURE(InitRuntime());
   Setup v0 = Prepare(0), v1 = Prepare(1), v2 = Prepare(2), v3 = Prepare(3), v4 = Prepare(4),
-        v6 = Prepare(6);
+        v5 = Prepare(5), v6 = Prepare(6), v7 = Prepare(7);
 
   // corrupt: the daemon overwrites output words of the second execution, which succeeds.
   ASSERT_NE(v1.c, nullptr);
@@ -127,6 +129,12 @@ TEST_F(FaultStatusTest, TheClientsFaultsThroughTheDaemonAndNeuronMonitorCountsTh
   EXPECT_EQ(Run(v2), StatusCode::kExecHwErrNcUe);   // the dead core
   EXPECT_EQ(Run(v3), StatusCode::kTimeout);         // injected, transient
   EXPECT_EQ(Run(v3), StatusCode::kOk);
+  EXPECT_EQ(Run(v3), StatusCode::kExecSwNqOverflow);  // injected, transient
+  EXPECT_EQ(Run(v3), StatusCode::kOk);
+  EXPECT_EQ(Run(v5), StatusCode::kExecHwErrDmaAbort);  // injected
+  EXPECT_EQ(Run(v5), StatusCode::kExecHwErrDmaAbort);  // the aborted engine's core
+  EXPECT_EQ(Run(v7), StatusCode::kExecHwErrCollectives);  // injected, transient
+  EXPECT_EQ(Run(v7), StatusCode::kOk);
   // hang: the daemon holds the execution for the client's timeout (1 s), then times it out.
   const auto hang_start = std::chrono::steady_clock::now();
   EXPECT_EQ(Run(v4), StatusCode::kTimeout);
@@ -134,7 +142,8 @@ TEST_F(FaultStatusTest, TheClientsFaultsThroughTheDaemonAndNeuronMonitorCountsTh
   EXPECT_EQ(Run(v6), StatusCode::kExecHwErrRepairableHbmUe);
 
   v1::StatusResponse status = DaemonStatus();
-  const std::map<uint32_t, uint64_t> want = {{0, 4}, {5, 2}, {1201, 2}, {1202, 2}, {1205, 1}};
+  const std::map<uint32_t, uint64_t> want = {{0, 6},    {5, 2},    {1200, 1}, {1201, 2},
+                                             {1202, 2}, {1203, 2}, {1204, 1}, {1205, 1}};
   EXPECT_EQ(RuntimeStatuses(status), want);
   ASSERT_EQ(status.chip_errors_size(), 1);
   EXPECT_EQ(status.chip_errors(0).mem_ecc_uncorrected(), 1u);  // faults injected, not refusals
@@ -152,10 +161,11 @@ TEST_F(FaultStatusTest, TheClientsFaultsThroughTheDaemonAndNeuronMonitorCountsTh
   ASSERT_EQ(report["neuron_runtime_data"].size(), 1u) << report.dump();
   const nlohmann::ordered_json& stats =
       report["neuron_runtime_data"][0]["report"]["execution_stats"];
-  EXPECT_EQ(stats["execution_summary"]["completed"], 4) << stats.dump();  // corrupt's too
+  EXPECT_EQ(stats["execution_summary"]["completed"], 6) << stats.dump();  // corrupt's too
   EXPECT_EQ(stats["execution_summary"]["timed_out"], 2);
-  EXPECT_EQ(stats["execution_summary"]["completed_with_err"], 5);
-  EXPECT_EQ(stats["error_summary"]["hardware"], 5);
+  EXPECT_EQ(stats["execution_summary"]["completed_with_err"], 9);
+  EXPECT_EQ(stats["error_summary"]["hardware"], 8);  // 1200..1203, 1205
+  EXPECT_EQ(stats["error_summary"]["runtime"], 1);   // 1204
   EXPECT_EQ(stats["error_summary"]["transient"], 2);
   EXPECT_EQ(stats["error_summary"]["generic"], 0);
   const nlohmann::ordered_json& device =
