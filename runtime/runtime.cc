@@ -731,10 +731,9 @@ Status Runtime::CheckExecution(const model::Model* model, const TensorSet* input
   return model->CheckExecutable();
 }
 
-Status Runtime::Execute(const model::Model* model, const TensorSet* inputs,
-                        const TensorSet* outputs, int repeat) {
-  const uint64_t started_ns = profiling::SysTraceRecorder::NowNs();
-  std::shared_lock lock(mutex_);
+StatusOr<execution::IoBinding> Runtime::BindExecution(const model::Model* model,
+                                                      const TensorSet* inputs,
+                                                      const TensorSet* outputs, int repeat) {
   TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
   TRNSIM_RETURN_IF_ERROR(models_->Check(model));
   TRNSIM_RETURN_IF_ERROR(CheckSet(inputs));
@@ -752,6 +751,15 @@ Status Runtime::Execute(const model::Model* model, const TensorSet* inputs,
                                                std::to_string(model->vnc()) + ": " +
                                                binding.status().message());
   }
+  return binding;
+}
+
+Status Runtime::Execute(const model::Model* model, const TensorSet* inputs,
+                        const TensorSet* outputs, int repeat) {
+  const uint64_t started_ns = profiling::SysTraceRecorder::NowNs();
+  std::shared_lock lock(mutex_);
+  TRNSIM_ASSIGN_OR_RETURN(execution::IoBinding binding,
+                          BindExecution(model, inputs, outputs, repeat));
   // The nrt_execute span is recorded once the call is valid; its start time is the call's.
   const uint32_t core = uint32_t(model->vnc());
   uint64_t tracking_id = 0;
@@ -763,7 +771,7 @@ Status Runtime::Execute(const model::Model* model, const TensorSet* inputs,
                                          std::move(start));
   }
   Status ran = executor_->Execute(*model, core_map_->Locate(model->vnc()),
-                                  models_->scratchpad(model->vnc()), *binding, repeat);
+                                  models_->scratchpad(model->vnc()), binding, repeat);
   if (tracking_id != 0) {
     profiling::SysTraceData stop;
     stop.model_name = model->name();

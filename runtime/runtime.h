@@ -272,6 +272,12 @@ class Runtime {
   // (LoadCollectiveModel); unset, a NEFF with collective instructions is NRT_INVALID.
   StatusOr<model::Model*> LoadBytes(std::span<const uint8_t> neff_bytes, int vnc, int vnc_count,
                                     std::optional<driver::CollectiveMembership> rank);
+  // What Execute checks before running (the lifecycle, the handles, the executability, the
+  // repeat count), then the binding of the model's declared tensors from the sets, whose
+  // errors name the model and its vnc. Caller holds mutex_ shared.
+  StatusOr<execution::IoBinding> BindExecution(const model::Model* model,
+                                               const TensorSet* inputs,
+                                               const TensorSet* outputs, int repeat);
   // Implicit async mode: waits until no queued execution uses `tensor` (at once otherwise).
   void WaitUntilTensorUnused(const Tensor* tensor);
   // Shuts both sets of async queues down (every queued request completes first). Called by

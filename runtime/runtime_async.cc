@@ -60,26 +60,11 @@ StatusOr<uint64_t> Runtime::ExecuteAsync(const model::Model* model, const Tensor
   int vnc = 0;
   {
     std::shared_lock lock(mutex_);
-    TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
-    TRNSIM_RETURN_IF_ERROR(models_->Check(model));
-    TRNSIM_RETURN_IF_ERROR(CheckSet(inputs));
-    TRNSIM_RETURN_IF_ERROR(CheckSet(outputs));
-    TRNSIM_RETURN_IF_ERROR(model->CheckExecutable());
-    if (repeat < 1) {
-      return InvalidError("repeat count " + std::to_string(repeat) + " is not a positive number");
-    }
+    StatusOr<execution::IoBinding> binding = BindExecution(model, inputs, outputs, repeat);
+    if (!binding.ok()) return binding.status();
     if (implicit_queues_ == nullptr) {
       return FailureError("implicit async mode is off (NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS "
                           "is 0)");
-    }
-    StatusOr<execution::IoBinding> binding = [&] {
-      std::shared_lock objects(objects_mutex_);
-      return execution::IoBinding::Bind(model->tensors(), *inputs, *outputs);
-    }();
-    if (!binding.ok()) {
-      return Status(binding.status().code(), "model '" + model->name() + "' on logical core " +
-                                                 std::to_string(model->vnc()) + ": " +
-                                                 binding.status().message());
     }
     for (Tensor* tensor : binding->tensors()) used.push_back(tensor);
     queues = implicit_queues_;

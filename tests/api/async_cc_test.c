@@ -22,6 +22,7 @@
 #include <nrt/nrt.h>
 #include <nrt/nrt_async.h>
 
+#include "c_async_wait.h"
 #include "c_check.h"
 
 #define RANKS 4
@@ -36,16 +37,6 @@ static nrt_tensor_t *make_tensor(int vnc, size_t bytes, const float *values) {
 
 static float input_value(int rank, int tensor, int e) {
   return (float)((e % 13) * (rank + 1) + 100 * tensor + rank);
-}
-
-/* Waits up to 10 s for request `seq`. */
-static int wait_for(nrta_seq_t seq) {
-  int fd = eventfd(0, EFD_CLOEXEC);
-  int ok = nrta_event_register_seq_id_completion(seq, fd) == NRT_SUCCESS;
-  struct pollfd p = {fd, POLLIN, 0};
-  ok = ok && poll(&p, 1, 10000) == 1;
-  close(fd);
-  return ok;
 }
 
 int main(void) {

@@ -18,35 +18,12 @@
 #include <nrt/nrt.h>
 #include <nrt/nrt_async.h>
 
+#include "c_async_wait.h"
 #include "c_check.h"
+#include "c_files.h"
 
 #define ELEMENTS (512 * 1024)
 #define BYTES (ELEMENTS * 4)
-
-static void *read_file(const char *path, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  if (f == NULL) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  void *data = malloc((size_t)n);
-  if (data != NULL && fread(data, 1, (size_t)n, f) != (size_t)n) {
-    free(data);
-    data = NULL;
-  }
-  fclose(f);
-  *size = (size_t)n;
-  return data;
-}
-
-static int wait_for(nrta_seq_t seq) {
-  int fd = eventfd(0, EFD_CLOEXEC);
-  int ok = nrta_event_register_seq_id_completion(seq, fd) == NRT_SUCCESS;
-  struct pollfd p = {fd, POLLIN, 0};
-  ok = ok && poll(&p, 1, 10000) == 1;
-  close(fd);
-  return ok;
-}
 
 /* A vector_add model on `vnc` with its tensors: a = 1.5, b = 2.25 everywhere. */
 typedef struct {

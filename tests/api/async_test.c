@@ -24,6 +24,8 @@
 #include <nrt/nrt_async.h>
 
 #include "c_check.h"
+#include "c_async_wait.h"
+#include "c_files.h"
 
 #define ELEMENTS (512 * 1024) /* vector_add_fp32: a, b, out are fp32 [512, 1024] */
 #define BYTES (ELEMENTS * 4)
@@ -31,22 +33,6 @@
 #define ROUNDS 3
 #define PIPELINES (CORES * ROUNDS)
 #define NOT_WRITTEN ((NRT_STATUS)-12345)
-
-static void *read_file(const char *path, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  if (f == NULL) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  void *data = malloc((size_t)n);
-  if (data != NULL && fread(data, 1, (size_t)n, f) != (size_t)n) {
-    free(data);
-    data = NULL;
-  }
-  fclose(f);
-  *size = (size_t)n;
-  return data;
-}
 
 /* The queue id a sequence id must carry (docs/async.md). */
 static uint64_t queue_bits(int lnc, nrta_xu_t xu, int queue) {
@@ -59,15 +45,6 @@ static uint64_t issued[CORES][NRTA_XU_TYPE_NUM][3];
 static void expect_seq(nrta_seq_t seq, int lnc, nrta_xu_t xu, int queue) {
   EXPECT_EQ(NRTA_SEQ_GET_XU_ID(seq), queue_bits(lnc, xu, queue));
   EXPECT_EQ(NRTA_SEQ_GET_SEQ_NUM(seq), ++issued[lnc][xu][queue]);
-}
-
-/* Waits (up to 10 s) until eventfd `fd` is signalled and returns its counter (0: timeout). */
-static uint64_t wait_event(int fd) {
-  struct pollfd p = {fd, POLLIN, 0};
-  if (poll(&p, 1, 10000) != 1) return 0;
-  uint64_t value = 0;
-  if (read(fd, &value, sizeof(value)) != (ssize_t)sizeof(value)) return 0;
-  return value;
 }
 
 /* One (core, round) pipeline. */

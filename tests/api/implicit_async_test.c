@@ -23,26 +23,11 @@
 #include <nrt/nrt_experimental.h>
 
 #include "c_check.h"
+#include "c_files.h"
 
 #define ELEMENTS (512 * 1024)
 #define BYTES (ELEMENTS * 4)
 #define MAX_CALLS 16
-
-static void *read_file(const char *path, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  if (f == NULL) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  void *data = malloc((size_t)n);
-  if (data != NULL && fread(data, 1, (size_t)n, f) != (size_t)n) {
-    free(data);
-    data = NULL;
-  }
-  fclose(f);
-  *size = (size_t)n;
-  return data;
-}
 
 /* What the callback saw, and a gate that holds the first callback. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;

@@ -15,25 +15,10 @@
 #include <trnsim/trnsim.h>
 
 #include "c_check.h"
+#include "c_files.h"
 
 #define N 128
 #define TENSOR_BYTES (N * N * 2) /* bf16 [128, 128] */
-
-static void *read_file(const char *path, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  if (f == NULL) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  void *data = malloc((size_t)n);
-  if (data != NULL && fread(data, 1, (size_t)n, f) != (size_t)n) {
-    free(data);
-    data = NULL;
-  }
-  fclose(f);
-  *size = (size_t)n;
-  return data;
-}
 
 static void check_version(void) {
   char version[32], hash[64];
