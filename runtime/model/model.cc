@@ -16,8 +16,12 @@ using neff::VariableType;
 Status CheckShape(const neff::Neff& neff, int runtime_lnc) {
   uint32_t lnc = neff.header.lnc_size;
   if (lnc != static_cast<uint32_t>(runtime_lnc)) {
+    // The one fix is the process's LNC: name it, since the default (2) refuses every LNC=1
+    // NEFF and users meet this first.
     return InvalidError("LNC mismatch: NEFF compiled for LNC=" + std::to_string(lnc) +
-                        ", runtime uses LNC=" + std::to_string(runtime_lnc));
+                        ", runtime uses LNC=" + std::to_string(runtime_lnc) +
+                        "; to load it, set NEURON_LOGICAL_NC_CONFIG=" + std::to_string(lnc) +
+                        " before nrt_init");
   }
   if (neff.subgraphs.size() != lnc) {
     return InvalidError("the NEFF has " + std::to_string(neff.subgraphs.size()) +

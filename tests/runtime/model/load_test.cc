@@ -27,6 +27,8 @@ TEST_F(LoadTest, LncMismatchIsInvalidNamingBoth) {
   status = LoadStatus(EmptyNeff(1));
   EXPECT_THAT(status.message(),
               HasSubstr("LNC mismatch: NEFF compiled for LNC=1, runtime uses LNC=2"));
+  // The message names the fix, since LNC=2 is the default and users meet this first.
+  EXPECT_THAT(status.message(), HasSubstr("set NEURON_LOGICAL_NC_CONFIG=1 before nrt_init"));
   EXPECT_NE(MustLoad(EmptyNeff(2)), nullptr);
 }
 
