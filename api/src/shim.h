@@ -1,7 +1,8 @@
 // Helpers shared by the C shim files. Each exported function follows one pattern:
 //   check arguments -> unwrap handles -> one runtime call -> Report(status)
-// Report logs a failing status as one ERROR line tagged with the API function's name and
-// returns it as an NRT_STATUS; nothing here throws.
+// Report logs a failing status as one line tagged with the API function's name — ERROR, or
+// DEBUG for the statuses that are normal flow rather than failures (ReportLevel) — and returns
+// it as an NRT_STATUS; nothing here throws.
 #pragma once
 
 #include <string>
@@ -13,9 +14,22 @@
 
 namespace trnsim::api {
 
+// NRT_QUEUE_FULL is the async API's back-pressure and NRT_QUEUE_EMPTY "nothing to read yet":
+// a well-written client meets both all the time and retries, so they are not errors and must
+// not flood a log at the default ERROR level.
+inline LogLevel ReportLevel(StatusCode code) {
+  switch (code) {
+    case StatusCode::kQueueFull:
+    case StatusCode::kQueueEmpty:
+      return LogLevel::kDebug;
+    default:
+      return LogLevel::kError;
+  }
+}
+
 inline NRT_STATUS Report(const char* function, const Status& status) {
   if (!status.ok()) {
-    LogLine(LogLevel::kError, LogComponent::kNrt, function, status.ToString());
+    LogLine(ReportLevel(status.code()), LogComponent::kNrt, function, status.ToString());
   }
   return static_cast<NRT_STATUS>(status.code());
 }
