@@ -268,6 +268,7 @@ void Runtime::Close() {
   tensor_sets_.clear();
   for (Tensor* tensor : tensors_) delete tensor;  // device memory goes back with the storage
   tensors_.clear();
+  output_completions_.Clear();  // waiters on those tensors return NRT_INVALID_HANDLE
   CoreLocation first = core_map_->Locate(0);
   device_->ReleaseCores(first.first_physical, config_.visible_vnc_count * config_.lnc);
   device_.reset();
@@ -501,6 +502,21 @@ StatusOr<execution::IoBinding> Runtime::BindExecution(const model::Model* model,
   return binding;
 }
 
+namespace {
+
+// The tensors bound to the model's declared outputs, once per output name.
+std::vector<const void*> OutputTensors(const model::Model& model,
+                                       const execution::IoBinding& binding) {
+  std::vector<const void*> outputs;
+  for (const neff::TensorDecl& declared : model.tensors()) {
+    if (declared.usage != neff::TensorUsage::kOutput) continue;
+    if (const Tensor* tensor = binding.Find(declared.name)) outputs.push_back(tensor);
+  }
+  return outputs;
+}
+
+}  // namespace
+
 Status Runtime::Execute(const model::Model* model, const TensorSet* inputs,
                         const TensorSet* outputs, int repeat) {
   const uint64_t started_ns = profiling::SysTraceRecorder::NowNs();
@@ -519,6 +535,7 @@ Status Runtime::Execute(const model::Model* model, const TensorSet* inputs,
   }
   Status ran = executor_->Execute(*model, core_map_->Locate(model->vnc()),
                                   models_->scratchpad(model->vnc()), binding, repeat);
+  output_completions_.Complete(OutputTensors(*model, binding));
   if (tracking_id != 0) {
     profiling::SysTraceData stop;
     stop.model_name = model->name();

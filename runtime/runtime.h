@@ -31,9 +31,10 @@
 #include <vector>
 
 #include "common/env.h"
-#include "runtime/async/execution_unit_queues.h"
-#include "runtime/async/tensor_use_tracker.h"
 #include "driver/device.h"
+#include "runtime/async/execution_unit_queues.h"
+#include "runtime/async/output_completions.h"
+#include "runtime/async/tensor_use_tracker.h"
 #include "runtime/collectives/host_cc_context.h"
 #include "runtime/collectives/host_collectives.h"
 #include "runtime/collectives/send_recv.h"
@@ -192,6 +193,15 @@ class Runtime {
   // Blocks until every execution queued on process-relative core `vnc` has completed.
   Status DrainAsync(int vnc);
 
+  // --- Output completion (nrt_tensor_check/reset_output_completion) --------------------------
+  // Every execution request adds 1 to the completion count of each tensor bound to one of its
+  // model's outputs when it finishes, whatever its status (async/output_completions.h).
+  // Not gated on the lifecycle (AWS's are not); the handle must be live (NRT_INVALID_HANDLE).
+  // Wait: `timeout_us` 0 checks once, < 0 waits for ever; NRT_TIMEOUT when it runs out,
+  // NRT_INVALID_HANDLE when the tensor is freed (or nrt_close) meanwhile.
+  Status WaitOutputCompletion(const Tensor* tensor, int64_t timeout_us, uint64_t expected);
+  Status ResetOutputCompletion(Tensor* tensor);
+
   // --- Host-driven collectives (collectives/host_collectives.h) -----------------------------
   // `vnc` must be checked by the caller (a visible core). They block until every rank has
   // made the same call, holding the runtime shared (so nrt_close waits for them).
@@ -316,6 +326,7 @@ class Runtime {
   // Implicit async: the in-flight cap (0: off), readable without mutex_; the tensors in use.
   std::atomic<uint32_t> implicit_async_depth_{0};
   async::TensorUseTracker tensor_use_;
+  async::OutputCompletions output_completions_;  // its own lock; waited on outside mutex_
   neff::ReadOptions read_options_;  // validate_hash from NEURON_RT_VALIDATE_HASH at Init
   // Not guarded by mutex_ (it has its own): the executor records into it during runs.
   profiling::SysTraceRecorder sys_trace_;

@@ -101,7 +101,23 @@ Status Runtime::FreeTensor(Tensor* tensor) {
   TRNSIM_RETURN_IF_ERROR(CheckTensor(tensor));
   for (TensorSet* set : tensor_sets_) set->Forget(tensor);
   tensors_.erase(tensor);
+  output_completions_.Forget(tensor);
   delete tensor;
+  return Status::Ok();
+}
+
+Status Runtime::WaitOutputCompletion(const Tensor* tensor, int64_t timeout_us, uint64_t expected) {
+  // Shared, and only until the wait is registered: FreeTensor (unique) cannot slip between the
+  // check and the registration, and once registered its Forget wakes the wait.
+  std::shared_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckTensor(tensor));
+  return output_completions_.Wait(tensor, timeout_us, expected, [&] { lock.unlock(); });
+}
+
+Status Runtime::ResetOutputCompletion(Tensor* tensor) {
+  std::shared_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckTensor(tensor));
+  output_completions_.Reset(tensor);
   return Status::Ok();
 }
 

@@ -1,7 +1,7 @@
 // Collectives driven from the host: the global communicators, nrt_barrier and nrt_all_gather
 // (runtime/collectives/host_collectives.h; the ranks meet in the emulated instance's collective
-// hub, docs/collectives.md). Collective streams and the NCCL net-plugin bridge are not
-// emulated: they validate, then report NotImplemented (docs/api-status.md);
+// hub, docs/collectives.md). Collective streams are not needed (nrt_cc_create_stream fails
+// with the reason) and the NCCL net-plugin bridge is not emulated (NotImplemented);
 // nrt_get_libnccl_net reports its failure through its own out-parameters, as AWS's does.
 #include <cstdio>
 #include <cstring>
@@ -19,7 +19,11 @@ using trnsim::api::Rt;
 
 namespace {
 
-constexpr char kCollectiveStreams[] = "collective streams (host-initiated collectives)";
+// Why nrt_cc_create_stream fails (docs/decisions.md, "Collective streams").
+constexpr char kNoCollectiveStreams[] =
+    "trnsim needs no collective stream: host-initiated collectives (nrta_cc_*) run on the "
+    "collectives execution-unit queues every logical core has from nrt_init, and AWS does not "
+    "publish what a stream would change";
 
 // Rank and world checks, then the core and lifecycle.
 trnsim::Status CheckRank(int64_t vnc, uint32_t g_device_id, uint32_t g_device_count) {
@@ -80,7 +84,7 @@ NRT_STATUS nrt_all_gather(int32_t vnc, uint32_t g_device_id, uint32_t g_device_c
 NRT_STATUS nrt_cc_create_stream(uint32_t stream_id) {
   trnsim::Status ready = Rt().CheckInitialized();
   if (!ready.ok()) return Report(__func__, ready);
-  return NotImplemented(__func__, kCollectiveStreams);
+  return Report(__func__, trnsim::FailureError(kNoCollectiveStreams));
 }
 
 // trnsim embeds no NCCL net plugin: NULL, *err = 1 and the reason in err_msg (truncated to

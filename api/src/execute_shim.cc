@@ -3,8 +3,8 @@
 // the executability of the model and the tensor sets, and runs the model on the chip model
 // (runtime/execution/). In implicit async mode (NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS > 0)
 // they queue the execution instead (Runtime::ExecuteAsync) and its status goes to the callback
-// of nrt_register_async_exec_callback (docs/async.md). The completion counters are not built
-// yet (docs/api-status.md).
+// of nrt_register_async_exec_callback (docs/async.md). Every execution request advances the
+// completion counters of its output tensors when it finishes (Runtime::WaitOutputCompletion).
 #include <mutex>
 
 #include "api/src/shim.h"
@@ -12,17 +12,14 @@
 #include "nrt/nrt_experimental.h"
 
 using trnsim::api::CheckInitializedVnc;
-using trnsim::api::NotImplemented;
 using trnsim::api::NullArgument;
 using trnsim::api::Report;
 using trnsim::api::Rt;
+using trnsim::api::Unwrap;
 using trnsim::api::UnwrapSet;
 using trnsim::runtime::model::Model;
 
 namespace {
-
-constexpr char kCompletion[] =
-    "output completion counters, which executions advance (arrive with the chip model)";
 
 // The implicit-async completion callback (nrt_register_async_exec_callback); none registered:
 // failures are logged (AWS uses a default callback).
@@ -110,16 +107,18 @@ NRT_STATUS nrt_async_drain_queued_execs(int32_t vnc) {
   return Report(__func__, Rt().DrainAsync(vnc));
 }
 
-// Not gated on the lifecycle state, as AWS's.
+// Not gated on the lifecycle state, as AWS's (a handle is only live while initialised).
+// `timeout` is in microseconds; negative waits for ever.
 NRT_STATUS nrt_tensor_check_output_completion(const nrt_tensor_t* output_tensor, int64_t timeout,
                                               uint64_t expected_completion_count) {
   if (output_tensor == nullptr) return NullArgument(__func__, "output_tensor");
-  return NotImplemented(__func__, kCompletion);
+  return Report(__func__, Rt().WaitOutputCompletion(Unwrap(output_tensor), timeout,
+                                                    expected_completion_count));
 }
 
 NRT_STATUS nrt_tensor_reset_output_completion(nrt_tensor_t* output_tensor) {
   if (output_tensor == nullptr) return NullArgument(__func__, "output_tensor");
-  return NotImplemented(__func__, kCompletion);
+  return Report(__func__, Rt().ResetOutputCompletion(Unwrap(output_tensor)));
 }
 
 }  // extern "C"

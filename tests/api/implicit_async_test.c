@@ -7,6 +7,7 @@
  *    NRT_QUEUE_FULL;
  *  - nrt_tensor_read of an output an execution still uses blocks until it completes, then
  *    returns that execution's result (out = a + b);
+ *  - nrt_tensor_check_output_completion waits for the queued executions into an output;
  *  - nrt_async_drain_queued_execs returns once everything queued has completed.
  * Last line: "N passed, M failed".
  */
@@ -139,6 +140,10 @@ int main(int argc, char **argv) {
   EXPECT_EQ(wrong, 0);
 
   EXPECT_EQ(nrt_execute(model, inputs, outputs), NRT_SUCCESS);
+  /* The output's completion count reaches the four queued executions (the refused ones do not
+   * count); waiting for it returns once the last has finished. */
+  EXPECT_EQ(nrt_tensor_check_output_completion(out, 10 * 1000 * 1000, 4), NRT_SUCCESS);
+  EXPECT_EQ(nrt_tensor_check_output_completion(out, 0, 5), NRT_TIMEOUT);
   EXPECT_EQ(nrt_async_drain_queued_execs(1), NRT_SUCCESS);
   EXPECT_EQ(nrt_async_drain_queued_execs(99), NRT_INVALID);
   pthread_mutex_lock(&lock);
