@@ -207,7 +207,7 @@ static int on_fail_mode(const char *neff, const char *work) {
   char path[8192];
   snprintf(path, sizeof path, "%s/profile_nc_0_session_1.ntff", files.last);
   EXPECT_EQ(c_count_in_file(path, "\"status\": \"ok\""), 0);
-  EXPECT_EQ(c_count_in_file(path, "\"index\": 1"), 1);  // the model's second execution
+  EXPECT_EQ(c_count_in_file(path, "\"exec_id\": 2"), 1);  // the process's second run
   nrt_inspect_config_free(config);
   c_model_free(&m);
   nrt_close();
