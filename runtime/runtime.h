@@ -281,7 +281,8 @@ class Runtime {
   // tensor allocations and frees, until StopTrace writes it to `filename` (created or
   // truncated). NRT_INVALID when a trace already runs, or the system trace is captured by
   // nrt_sys_trace_start or an inspect session; StopTrace: NRT_INVALID when none runs or the
-  // file cannot be written (the trace has ended either way). Close discards a running trace.
+  // name is empty, NRT_FAILURE when the file cannot be written (the trace has ended either
+  // way). Close discards a running trace.
   Status StartTrace(bool trace_mem);
   Status StopTrace(const std::string& filename);
 

@@ -295,7 +295,8 @@ Status Runtime::StopTrace(const std::string& filename) {
   std::ofstream out(filename, std::ios::binary | std::ios::trunc);
   if (out) out.write(text.data(), std::streamsize(text.size()));
   if (out) out.close();
-  if (!out) return InvalidError("cannot write the trace '" + filename + "'");
+  // nrt_experimental.h's contract: NRT_FAILURE for a file that cannot be written.
+  if (!out) return FailureError("cannot write the trace '" + filename + "'");
   return Status::Ok();
 }
 

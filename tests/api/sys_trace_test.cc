@@ -405,7 +405,9 @@ TEST_F(SysTraceTest, HardwareEventsCarryDeviceTimeAndFollowTheSyncPoint) {
     EXPECT_GT(start["data"]["model_id"].get<uint64_t>(), 0u);  // the process's id of the model
     EXPECT_EQ(start["data"]["model_id"], device[0].first["data"]["model_id"]);
     EXPECT_EQ(stop["data"]["device_core_idx"], 7);
-    if (i > 0) EXPECT_EQ(begin, previous_stop);  // no other run on core 7 in between
+    if (i > 0) {
+      EXPECT_EQ(begin, previous_stop);  // no other run on core 7 in between
+    }
     previous_stop = end;
     const uint64_t exec_id = start["data"]["exec_id"].get<uint64_t>();
     ASSERT_EQ(sync_of.count(exec_id), 1u) << "no sync point for exec_id " << exec_id;
