@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 
 namespace trnsim {
 namespace {
@@ -41,7 +41,8 @@ constexpr EnvVarInfo kTable[] = {
     {EnvVar::kDaemon, "TRNSIM_DAEMON", EnvType::kString, "",
      "trnsim only: address of a neurond daemon (unix:PATH, 127.0.0.1:PORT, [::1]:PORT, "
      "localhost:PORT) to use instead of the in-process simulator; TRNSIM_INSTANCE, when set, "
-     "must name the daemon's instance type (else nrt_init fails with NRT_INVALID). Unreachable or gone daemon: NRT_FAILURE (NRT_TIMEOUT past "
+     "must name the daemon's instance type (else nrt_init fails with NRT_INVALID). Unreachable or "
+     "gone daemon: NRT_FAILURE (NRT_TIMEOUT past "
      "an RPC deadline) naming the address."},
     {EnvVar::kToken, "TRNSIM_TOKEN", EnvType::kString, "",
      "trnsim only: the token neurond asks for, when it was started with --token-file; a wrong "
@@ -94,18 +95,22 @@ constexpr EnvVarInfo kTable[] = {
     {EnvVar::kInspectEventFilterType, "NEURON_RT_INSPECT_EVENT_FILTER_TYPE", EnvType::kString, "",
      "System-trace event types captured, comma-separated: event names (nrt_execute, ...), "
      "'hardware', 'software'; '^name' excludes. Only exclusions: all but those. Unset: all."},
+    {EnvVar::kInspectOnFail, "NEURON_RT_INSPECT_ON_FAIL", EnvType::kBool, "false",
+     "With NEURON_RT_INSPECT_ENABLE (or nrt_inspect_begin): also write the device profile of "
+     "every execution that fails, beside the selected ones."},
     {EnvVar::kRootCommId, "NEURON_RT_ROOT_COMM_ID", EnvType::kString, "",
      "host:port of rank 0 of a collective job (torchrun's MASTER_ADDR:port). Required by "
      "nrt_load_collectives, nrt_build_global_comm, nrt_barrier and nrt_all_gather. trnsim: the "
      "ranks that give the same value meet in the emulated instance's collective hub (in this "
      "process, or in the TRNSIM_DAEMON every rank uses); nothing listens on the port."},
-    {EnvVar::kAsyncSendRecvEnabled, "NEURON_RT_ASYNC_SENDRECV_EXPERIMENTAL_ENABLED",
-     EnvType::kBool, "false",
+    {EnvVar::kAsyncSendRecvEnabled, "NEURON_RT_ASYNC_SENDRECV_EXPERIMENTAL_ENABLED", EnvType::kBool,
+     "false",
      "Enables the experimental async send/recv API (nrt_async_sendrecv_*); without it "
      "nrt_async_sendrecv_init fails with NRT_FAILURE. trnsim: peers are logical cores of the "
      "emulated instance (this process, or the TRNSIM_DAEMON's other clients)."},
     {EnvVar::kAsyncSendRecvBootstrapPort, "NEURON_RT_ASYNC_SENDRECV_BOOTSTRAP_PORT", EnvType::kInt,
-     "", "TCP port async send/recv peers bootstrap their connections on (1..65535). trnsim: "
+     "",
+     "TCP port async send/recv peers bootstrap their connections on (1..65535). trnsim: "
      "checked at nrt_init, otherwise unused: peers meet in the emulated instance and nothing "
      "listens on the port."},
     {EnvVar::kNumericalErrorsVerbosity, "NEURON_RT_NUMERICAL_ERRORS_VERBOSITY", EnvType::kString,

@@ -18,40 +18,41 @@
 namespace trnsim {
 
 enum class EnvVar : int {
-  kLogLevel,            // NEURON_RT_LOG_LEVEL
-  kLogLevelNrt,         // NEURON_RT_LOG_LEVEL_NRT
-  kLogLevelTdrv,        // NEURON_RT_LOG_LEVEL_TDRV
-  kLogLevelSim,         // NEURON_RT_LOG_LEVEL_SIM (trnsim's simulator component)
-  kLogLocation,         // NEURON_RT_LOG_LOCATION
-  kLogicalNcConfig,     // NEURON_LOGICAL_NC_CONFIG
-  kVirtualCoreSize,     // NEURON_RT_VIRTUAL_CORE_SIZE (older spelling of the same knob)
-  kVisibleCores,        // NEURON_RT_VISIBLE_CORES
-  kNumCores,            // NEURON_RT_NUM_CORES
-  kValidateHash,        // NEURON_RT_VALIDATE_HASH
-  kInstance,            // TRNSIM_INSTANCE
-  kDaemon,              // TRNSIM_DAEMON
-  kToken,               // TRNSIM_TOKEN
-  kTlsCa,               // TRNSIM_TLS_CA
-  kTlsServerName,       // TRNSIM_TLS_SERVER_NAME
-  kExecTimeout,         // NEURON_RT_EXEC_TIMEOUT
-  kExecReport,          // TRNSIM_EXEC_REPORT
-  kStochasticRounding,  // NEURON_RT_STOCHASTIC_ROUNDING_EN
-  kStochasticSeed,      // NEURON_RT_STOCHASTIC_ROUNDING_SEED
-  kInspectEnable,       // NEURON_RT_INSPECT_ENABLE
-  kInspectOutputDir,    // NEURON_RT_INSPECT_OUTPUT_DIR
-  kInspectSystemProfile,          // NEURON_RT_INSPECT_SYSTEM_PROFILE
-  kInspectDeviceProfile,          // NEURON_RT_INSPECT_DEVICE_PROFILE
+  kLogLevel,                       // NEURON_RT_LOG_LEVEL
+  kLogLevelNrt,                    // NEURON_RT_LOG_LEVEL_NRT
+  kLogLevelTdrv,                   // NEURON_RT_LOG_LEVEL_TDRV
+  kLogLevelSim,                    // NEURON_RT_LOG_LEVEL_SIM (trnsim's simulator component)
+  kLogLocation,                    // NEURON_RT_LOG_LOCATION
+  kLogicalNcConfig,                // NEURON_LOGICAL_NC_CONFIG
+  kVirtualCoreSize,                // NEURON_RT_VIRTUAL_CORE_SIZE (older spelling of the same knob)
+  kVisibleCores,                   // NEURON_RT_VISIBLE_CORES
+  kNumCores,                       // NEURON_RT_NUM_CORES
+  kValidateHash,                   // NEURON_RT_VALIDATE_HASH
+  kInstance,                       // TRNSIM_INSTANCE
+  kDaemon,                         // TRNSIM_DAEMON
+  kToken,                          // TRNSIM_TOKEN
+  kTlsCa,                          // TRNSIM_TLS_CA
+  kTlsServerName,                  // TRNSIM_TLS_SERVER_NAME
+  kExecTimeout,                    // NEURON_RT_EXEC_TIMEOUT
+  kExecReport,                     // TRNSIM_EXEC_REPORT
+  kStochasticRounding,             // NEURON_RT_STOCHASTIC_ROUNDING_EN
+  kStochasticSeed,                 // NEURON_RT_STOCHASTIC_ROUNDING_SEED
+  kInspectEnable,                  // NEURON_RT_INSPECT_ENABLE
+  kInspectOutputDir,               // NEURON_RT_INSPECT_OUTPUT_DIR
+  kInspectSystemProfile,           // NEURON_RT_INSPECT_SYSTEM_PROFILE
+  kInspectDeviceProfile,           // NEURON_RT_INSPECT_DEVICE_PROFILE
   kInspectDeviceProfileNumWarmup,  // NEURON_RT_INSPECT_DEVICE_PROFILE_NUM_WARMUP
   kInspectSysTraceMaxEventsPerNc,  // NEURON_RT_INSPECT_SYS_TRACE_MAX_EVENTS_PER_NC
-  kInspectEventFilterNc,          // NEURON_RT_INSPECT_EVENT_FILTER_NC
-  kInspectEventFilterType,        // NEURON_RT_INSPECT_EVENT_FILTER_TYPE
-  kRootCommId,                    // NEURON_RT_ROOT_COMM_ID
-  kAsyncSendRecvEnabled,          // NEURON_RT_ASYNC_SENDRECV_EXPERIMENTAL_ENABLED
-  kAsyncSendRecvBootstrapPort,    // NEURON_RT_ASYNC_SENDRECV_BOOTSTRAP_PORT
-  kNumericalErrorsVerbosity,      // NEURON_RT_NUMERICAL_ERRORS_VERBOSITY
-  kFailOnNan,                     // NEURON_FAIL_ON_NAN
-  kAsyncExecMaxInflight,          // NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS
-  kFaults,                        // TRNSIM_FAULTS (docs/faults.md)
+  kInspectEventFilterNc,           // NEURON_RT_INSPECT_EVENT_FILTER_NC
+  kInspectEventFilterType,         // NEURON_RT_INSPECT_EVENT_FILTER_TYPE
+  kInspectOnFail,                  // NEURON_RT_INSPECT_ON_FAIL
+  kRootCommId,                     // NEURON_RT_ROOT_COMM_ID
+  kAsyncSendRecvEnabled,           // NEURON_RT_ASYNC_SENDRECV_EXPERIMENTAL_ENABLED
+  kAsyncSendRecvBootstrapPort,     // NEURON_RT_ASYNC_SENDRECV_BOOTSTRAP_PORT
+  kNumericalErrorsVerbosity,       // NEURON_RT_NUMERICAL_ERRORS_VERBOSITY
+  kFailOnNan,                      // NEURON_FAIL_ON_NAN
+  kAsyncExecMaxInflight,           // NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS
+  kFaults,                         // TRNSIM_FAULTS (docs/faults.md)
   kCount,
 };
 

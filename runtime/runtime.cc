@@ -14,18 +14,12 @@
 
 #include "common/log.h"
 #include "runtime/profiling/inspect_env.h"
-#include "runtime/profiling/inspect_output.h"
-#include "runtime/profiling/sys_trace_json.h"
 
 namespace trnsim::runtime {
 namespace {
 
-constexpr char kInspectOwnsSysTrace[] =
-    "the system trace is being captured for NEURON_RT_INSPECT_ENABLE (ntrace.json); set "
-    "NEURON_RT_INSPECT_SYSTEM_PROFILE=0 to capture it with nrt_sys_trace_*";
-
-constexpr uint32_t kFrameworkTypeFirst = 1;  // NRT_FRAMEWORK_TYPE_NO_FW
-constexpr uint32_t kFrameworkTypeLast = 5;   // NRT_FRAMEWORK_TYPE_PRECHECK
+constexpr uint32_t kFrameworkTypeFirst = 1;        // NRT_FRAMEWORK_TYPE_NO_FW
+constexpr uint32_t kFrameworkTypeLast = 5;         // NRT_FRAMEWORK_TYPE_PRECHECK
 constexpr int64_t kMaxImplicitAsyncInflight = 63;  // AWS runtime 2.23+
 
 std::string VisibleText(const RuntimeConfig& config) {
@@ -66,8 +60,7 @@ Runtime& Runtime::Get() {
 
 Runtime::Runtime() {
   // Hold the lock across fork() so the child never inherits it mid-update from another thread.
-  pthread_atfork([] { Get().mutex_.lock(); }, [] { Get().mutex_.unlock(); },
-                 &Runtime::OnForkChild);
+  pthread_atfork([] { Get().mutex_.lock(); }, [] { Get().mutex_.unlock(); }, &Runtime::OnForkChild);
 }
 
 void Runtime::OnForkChild() {
@@ -97,8 +90,9 @@ Status Runtime::Init(uint32_t framework, const std::string& framework_version,
   Environment env = Environment::FromProcess();
   ConfigureLogging(env);
   if (state_ == State::kChild) {
-    return FailureError("this process was forked from one that initialised the runtime; a "
-                        "forked child cannot use it");
+    return FailureError(
+        "this process was forked from one that initialised the runtime; a "
+        "forked child cannot use it");
   }
   if (framework < kFrameworkTypeFirst || framework > kFrameworkTypeLast) {
     return InvalidError("framework type " + std::to_string(framework) +
@@ -170,8 +164,8 @@ Status Runtime::Init(uint32_t framework, const std::string& framework_version,
   Status acquired =
       device->AcquireCores(first.first_physical, config.visible_vnc_count * config.lnc);
   if (!acquired.ok()) {
-    return FailureError("Logical Neuron Core(s) not available - Requested: " +
-                        VisibleText(config) + " (" + acquired.message() + ")");
+    return FailureError("Logical Neuron Core(s) not available - Requested: " + VisibleText(config) +
+                        " (" + acquired.message() + ")");
   }
 
   config_ = config;
@@ -189,27 +183,14 @@ Status Runtime::Init(uint32_t framework, const std::string& framework_version,
   exec_options.check_numerics = fail_on_nan || verbosity == "critical";
   exec_options.instance_name = config_.instance->type_name;
   exec_options.sys_trace = &sys_trace_;
-  inspect_dir_.clear();
+  executor_ =
+      std::make_unique<execution::Executor>(device_.get(), *config_.instance->chip, exec_options);
+  if (sys_trace_.capturing()) (void)sys_trace_.Stop();  // not expected: Close stops it
+  // NEURON_RT_INSPECT_ENABLE: the session runs from here to nrt_inspect_stop or Close.
   if (inspect.CapturesSystemTrace() || inspect.CapturesDeviceProfiles()) {
-    inspect_dir_ = profiling::InspectSessionDir(inspect.output_dir, config_.instance->type_name,
-                                                getpid(), std::time(nullptr));
-    TRNSIM_LOG(Info, Nrt) << "inspect: writing to " << inspect_dir_;
+    std::lock_guard<std::mutex> profiling_lock(profiling_mutex_);
+    BeginInspectLocked(std::move(inspect), /*from_environment=*/true);
   }
-  if (inspect.CapturesDeviceProfiles()) {
-    exec_options.inspect_dir = inspect_dir_;
-    exec_options.inspect_mode = inspect.device_profile;
-    exec_options.inspect_num_warmup = inspect.device_profile_num_warmup;
-  }
-  // The inspect system trace runs for the process's life: it owns the recorder until Close.
-  inspect_owns_sys_trace_ = false;
-  if (inspect.CapturesSystemTrace()) {
-    if (sys_trace_.capturing()) (void)sys_trace_.Stop();  // not expected: Close stops it
-    // Start fails only while capturing, which was just ruled out.
-    inspect_owns_sys_trace_ =
-        sys_trace_.Start(inspect.sys_trace, uint32_t(config_.visible_vnc_count)).ok();
-  }
-  executor_ = std::make_unique<execution::Executor>(device_.get(), *config_.instance->chip,
-                                                    exec_options);
   host_collectives_ = std::make_unique<collectives::HostCollectives>(
       device_.get(), config_.root_comm_id, exec_options.host_timeout);
   collectives::SendRecv::Options send_recv_options;
@@ -235,8 +216,8 @@ Status Runtime::Init(uint32_t framework, const std::string& framework_version,
   state_ = State::kInit;
   TRNSIM_LOG(Info, Nrt) << "initialised on emulated " << config.instance->type_name
                         << ", LNC=" << config.lnc << ", logical cores " << VisibleText(config)
-                        << " (framework " << framework << " '" << framework_version
-                        << "', fal '" << fal_version << "')";
+                        << " (framework " << framework << " '" << framework_version << "', fal '"
+                        << fal_version << "')";
   return Status::Ok();
 }
 
@@ -244,21 +225,20 @@ void Runtime::Close() {
   ShutDownAsync();  // queued requests complete first; they need mutex_ shared
   std::unique_lock lock(mutex_);
   if (state_ != State::kInit) return;
-  if (inspect_owns_sys_trace_) {
-    // Every event of the process's life, as nrt_sys_trace_fetch_events would return them.
-    std::string json = profiling::SysTraceEventsToJson(sys_trace_.Drain({}));
-    Status written = profiling::WriteInspectFile(inspect_dir_, profiling::kInspectSysTraceFile,
-                                                 json);
-    if (!written.ok()) {
-      TRNSIM_LOG(Warn, Nrt) << "inspect: " << written.message();
+  {
+    std::lock_guard<std::mutex> profiling_lock(profiling_mutex_);
+    EndInspectLocked();  // writes its ntrace.json
+    if (runtime_trace_.running()) {
+      (void)runtime_trace_.End();  // nrt_trace_start without nrt_trace_stop: discarded
+      TRNSIM_LOG(Warn, Nrt) << "nrt_close: the trace nrt_trace_start began was not stopped; "
+                               "it is discarded";
     }
-    inspect_owns_sys_trace_ = false;
   }
   if (sys_trace_.capturing()) (void)sys_trace_.Stop();  // its rings go with the runtime
   async_queues_.reset();  // shut down: nothing queued, nothing running
   implicit_queues_.reset();
   implicit_async_depth_ = 0;
-  executor_.reset();  // no execution runs: Execute holds the lock shared
+  executor_.reset();          // no execution runs: Execute holds the lock shared
   host_collectives_.reset();  // nor a host collective: they hold it shared too
   send_recv_->CloseAll();     // before the tensors its transfers name are freed
   send_recv_.reset();
@@ -280,7 +260,8 @@ void Runtime::Close() {
 
 Status Runtime::CheckInitializedLocked() const {
   switch (state_) {
-    case State::kInit: return Status::Ok();
+    case State::kInit:
+      return Status::Ok();
     case State::kStart:
       return Status(StatusCode::kUninitialized, "the runtime is not initialised: call nrt_init");
     case State::kClosed:
@@ -414,6 +395,9 @@ StatusOr<model::Model*> Runtime::LoadParsed(neff::Neff neff, int vnc, int vnc_co
     start.model_name = name;
     profiling::SysTraceData stop;
     stop.model_name = name;
+    if (loaded.ok() && (*loaded)->collective_rank()) {
+      start.worker_gid = stop.worker_gid = int64_t((*loaded)->collective_rank()->rank);
+    }
     stop.status = StatusCodeName(loaded.ok() ? StatusCode::kOk : loaded.status().code());
     sys_trace_.RecordSpan(profiling::SysTraceType::kModelLoad, uint32_t(core), started_ns,
                           profiling::SysTraceRecorder::NowNs(), std::move(start), std::move(stop));
@@ -435,10 +419,9 @@ StatusOr<model::Model*> Runtime::LoadCollectiveModel(std::span<const uint8_t> ne
     root_comm_id = config_.root_comm_id;
   }
   TRNSIM_RETURN_IF_ERROR(collectives::CheckRootCommId(root_comm_id, "a collective NEFF"));
-  TRNSIM_ASSIGN_OR_RETURN(
-      model::Model * model,
-      LoadBytes(neff_bytes, vnc, vnc_count,
-                driver::CollectiveMembership{root_comm_id, rank, world_size, 0}));
+  TRNSIM_ASSIGN_OR_RETURN(model::Model * model, LoadBytes(neff_bytes, vnc, vnc_count,
+                                                          driver::CollectiveMembership{
+                                                              root_comm_id, rank, world_size, 0}));
   TRNSIM_LOG(Info, Nrt) << "model '" << model->name() << "' on logical core " << model->vnc()
                         << " is rank " << rank << " of " << world_size << " in communicator '"
                         << root_comm_id << "'";
@@ -525,11 +508,14 @@ Status Runtime::Execute(const model::Model* model, const TensorSet* inputs,
                           BindExecution(model, inputs, outputs, repeat));
   // The nrt_execute span is recorded once the call is valid; its start time is the call's.
   const uint32_t core = uint32_t(model->vnc());
+  const int64_t worker_gid =
+      model->collective_rank() ? int64_t(model->collective_rank()->rank) : int64_t{-1};
   uint64_t tracking_id = 0;
   if (sys_trace_.Wants(profiling::SysTraceType::kNrtExecute, core)) {
     profiling::SysTraceData start;
     start.model_name = model->name();
     start.repeat = repeat;
+    start.worker_gid = worker_gid;
     tracking_id = sys_trace_.RecordStart(profiling::SysTraceType::kNrtExecute, core, started_ns,
                                          std::move(start));
   }
@@ -540,47 +526,11 @@ Status Runtime::Execute(const model::Model* model, const TensorSet* inputs,
     profiling::SysTraceData stop;
     stop.model_name = model->name();
     stop.status = StatusCodeName(ran.code());
+    stop.worker_gid = worker_gid;
     sys_trace_.RecordStop(profiling::SysTraceType::kNrtExecute, core, tracking_id,
                           profiling::SysTraceRecorder::NowNs(), std::move(stop));
   }
   return ran;
-}
-
-Status Runtime::StartSysTrace(const profiling::SysTraceConfig& config) {
-  std::shared_lock lock(mutex_);
-  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
-  if (inspect_owns_sys_trace_) return InvalidError(kInspectOwnsSysTrace);
-  return sys_trace_.Start(config, uint32_t(config_.visible_vnc_count));
-}
-
-Status Runtime::StopSysTrace() {
-  std::shared_lock lock(mutex_);
-  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
-  if (inspect_owns_sys_trace_) return InvalidError(kInspectOwnsSysTrace);
-  return sys_trace_.Stop();
-}
-
-StatusOr<std::string> Runtime::FetchSysTrace(const profiling::SysTraceFetchOptions& options) {
-  std::shared_lock lock(mutex_);
-  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
-  // The inspect capture's events belong to ntrace.json: the application sees no capture.
-  std::vector<profiling::SysTraceEvent> events;
-  if (!inspect_owns_sys_trace_) events = sys_trace_.Drain(options);
-  lock.unlock();  // serialising needs no runtime state
-  return profiling::SysTraceEventsToJson(events);
-}
-
-Status Runtime::StartProfile(const model::Model* model, const std::string& filename) {
-  std::shared_lock lock(mutex_);
-  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
-  TRNSIM_RETURN_IF_ERROR(models_->Check(model));
-  return executor_->StartProfile(*model, filename);
-}
-
-Status Runtime::StopProfile(const std::string& filename) {
-  std::shared_lock lock(mutex_);
-  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
-  return executor_->StopProfile(filename);
 }
 
 StatusOr<execution::ExecutionRecord> Runtime::GetLastExecution(const model::Model* model) {
@@ -589,7 +539,8 @@ StatusOr<execution::ExecutionRecord> Runtime::GetLastExecution(const model::Mode
   TRNSIM_RETURN_IF_ERROR(models_->Check(model));
   std::optional<execution::ExecutionRecord> record = executor_->Last(model);
   if (!record) {
-    return InvalidError("model '" + model->name() + "' has not been executed since it was "
+    return InvalidError("model '" + model->name() +
+                        "' has not been executed since it was "
                         "loaded");
   }
   return *record;

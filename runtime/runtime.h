@@ -45,6 +45,10 @@
 #include "runtime/model/model_registry.h"
 #include "runtime/neff/neff.h"
 #include "runtime/neff/neff_io.h"
+#include "runtime/profiling/inspect_config.h"
+#include "runtime/profiling/inspect_env.h"
+#include "runtime/profiling/inspect_session.h"
+#include "runtime/profiling/runtime_trace.h"
 #include "runtime/profiling/sys_trace_config.h"
 #include "runtime/profiling/sys_trace_recorder.h"
 #include "runtime/tensor.h"
@@ -112,10 +116,10 @@ class Runtime {
   Status MemsetTensor(Tensor* tensor, uint64_t offset, uint8_t value, uint64_t size);
   Status AttachBuffer(Tensor* tensor, void* buffer, uint64_t size);
   // Every batch is validated before any byte moves.
-  Status ReadTensorBatch(const std::vector<std::pair<const Tensor*, std::vector<TensorBatchOp>>>&
-                             batches);
-  Status WriteTensorBatch(const std::vector<std::pair<Tensor*, std::vector<TensorBatchOp>>>&
-                              batches);
+  Status ReadTensorBatch(
+      const std::vector<std::pair<const Tensor*, std::vector<TensorBatchOp>>>& batches);
+  Status WriteTensorBatch(
+      const std::vector<std::pair<Tensor*, std::vector<TensorBatchOp>>>& batches);
   StatusOr<uint64_t> TensorSize(const Tensor* tensor);
   StatusOr<void*> TensorHostAddress(const Tensor* tensor);
   StatusOr<DeviceAllocationInfo> TensorDeviceAllocation(const Tensor* tensor);
@@ -140,8 +144,7 @@ class Runtime {
   // communicator NEURON_RT_ROOT_COMM_ID (NRT_INVALID when unset or the rank is outside the
   // world). Its executions meet the other ranks' in the device's collective hub.
   StatusOr<model::Model*> LoadCollectiveModel(std::span<const uint8_t> neff_bytes, int vnc,
-                                              int vnc_count, uint32_t rank,
-                                              uint32_t world_size);
+                                              int vnc_count, uint32_t rank, uint32_t world_size);
   // Frees the model's device memory; the handle is dead afterwards (NRT_INVALID_HANDLE).
   Status UnloadModel(model::Model* model);
   StatusOr<ModelInfo> GetModelInfo(const model::Model* model);
@@ -249,12 +252,55 @@ class Runtime {
   // written.
   Status StopProfile(const std::string& filename);
 
+  // --- Profile sessions (nrt_profile_session_*, profiling/core_profile_sessions.h) ---------
+  // `vnc` must be checked by the caller (a visible core). Errors: the lifecycle's, then the
+  // sessions' (NRT_INVALID).
+  Status StartProfileSession(int vnc);
+  StatusOr<uint64_t> StopProfileSession(int vnc);
+  Status SerializeProfileSession(uint64_t session_id, const std::string& filename);
+  Status DropProfileSession(uint64_t session_id);
+  Status DropAllProfileSessions(int vnc);
+
+  // --- Continuous profiling (nrt_profile_continuous_*, profiling/continuous_profiler.h) -----
+  // NRT_FAILURE while an inspect session captures device profiles or implicit async execution
+  // is on (AWS's documented refusal); NRT_INVALID when already running.
+  Status StartContinuousProfiling();
+  // Writes the latest execution of `vnc` (checked by the caller) into `output_dir`.
+  Status SaveContinuousProfile(int vnc, const std::string& output_dir);
+  Status StopContinuousProfiling();
+
+  // --- Inspect sessions (nrt_inspect_*, profiling/inspect_session.h) -----------------------
+  // One session at a time. BeginInspect() reads the NEURON_RT_INSPECT_* variables now (the
+  // call itself enables capture: NEURON_RT_INSPECT_ENABLE need not be set); while the session
+  // NEURON_RT_INSPECT_ENABLE started at Init runs it is a no-op (NRT_SUCCESS): that session is
+  // already the one the variables describe. BeginInspect(config) ignores the variables (null:
+  // nrt_inspect_config_set_defaults). Errors: NRT_INVALID for a malformed variable, a session
+  // already running (any other case), or a session that wants the system trace while
+  // nrt_sys_trace_start or nrt_trace_start captures it; NRT_FAILURE for device profiles while
+  // continuous profiling runs. StopInspect writes the session (ntrace.json) and ends it;
+  // NRT_INVALID when none runs. Close ends a running session the same way.
+  Status BeginInspect();
+  Status BeginInspect(const profiling::InspectConfig* config);
+  Status StopInspect();
+  // <output_dir>/<instance id>_pid_<pid>: where this process's inspect sessions go (works
+  // before Init, from a fresh read of the environment).
+  StatusOr<std::string> InspectInstanceDir(const std::string& output_dir) const;
+
+  // --- nrt_trace_* (profiling/runtime_trace.h) ---------------------------------------------
+  // Captures the system trace of every visible core and event type, and with `trace_mem` the
+  // tensor allocations and frees, until StopTrace writes it to `filename` (created or
+  // truncated). NRT_INVALID when a trace already runs, or the system trace is captured by
+  // nrt_sys_trace_start or an inspect session; StopTrace: NRT_INVALID when none runs or the
+  // name is empty, NRT_FAILURE when the file cannot be written (the trace has ended either
+  // way). Close discards a running trace.
+  Status StartTrace(bool trace_mem);
+  Status StopTrace(const std::string& filename);
+
   // --- System trace (nrt_sys_trace_*, runtime/profiling/sys_trace_recorder.h) ---------------
   // Rings for the config's enabled cores among this process's visible ones. NRT_INVALID when a
   // capture is already running. nrt_close stops a running capture (its events are lost).
-  // While NEURON_RT_INSPECT_ENABLE's system profile captures (from Init to Close, written to
-  // ntrace.json by Close), the capture is its own: Start and Stop are NRT_INVALID saying so,
-  // and Fetch returns no events.
+  // The runtime has one recorder: while an inspect session (ntrace.json) or nrt_trace_start
+  // captures with it, Start and Stop are NRT_INVALID saying so, and Fetch returns no events.
   Status StartSysTrace(const profiling::SysTraceConfig& config);
   // NRT_INVALID when no capture is running.
   Status StopSysTrace();
@@ -285,8 +331,7 @@ class Runtime {
   // What Execute checks before running (the lifecycle, the handles, the executability, the
   // repeat count), then the binding of the model's declared tensors from the sets, whose
   // errors name the model and its vnc. Caller holds mutex_ shared.
-  StatusOr<execution::IoBinding> BindExecution(const model::Model* model,
-                                               const TensorSet* inputs,
+  StatusOr<execution::IoBinding> BindExecution(const model::Model* model, const TensorSet* inputs,
                                                const TensorSet* outputs, int repeat);
   // Implicit async mode: waits until no queued execution uses `tensor` (at once otherwise).
   void WaitUntilTensorUnused(const Tensor* tensor);
@@ -316,7 +361,7 @@ class Runtime {
   std::unique_ptr<model::ModelRegistry> models_;
   std::unique_ptr<execution::Executor> executor_;  // created at Init, destroyed at Close
   std::unique_ptr<collectives::HostCollectives> host_collectives_;  // likewise
-  std::unique_ptr<collectives::SendRecv> send_recv_;  // likewise
+  std::unique_ptr<collectives::SendRecv> send_recv_;                // likewise
   // nrta_cc_prepare's contexts (guarded by objects_mutex_ under mutex_ shared); freed at Close.
   std::vector<std::unique_ptr<collectives::HostCcContext>> cc_contexts_;
   // The nrta_* queues, and (implicit async mode only) nrt_execute's: created at Init, shut down
@@ -330,10 +375,29 @@ class Runtime {
   neff::ReadOptions read_options_;  // validate_hash from NEURON_RT_VALIDATE_HASH at Init
   // Not guarded by mutex_ (it has its own): the executor records into it during runs.
   profiling::SysTraceRecorder sys_trace_;
-  // NEURON_RT_INSPECT_*: the session directory (empty: inspect captures nothing), and whether
-  // sys_trace_ is capturing for it. Set at Init, cleared at Close.
-  std::string inspect_dir_;
-  bool inspect_owns_sys_trace_ = false;
+
+  // Who captures with sys_trace_ (at most one at a time).
+  enum class SysTraceOwner { kNone, kApi, kInspect, kTrace };
+  SysTraceOwner SysTraceOwnerLocked() const;  // profiling_mutex_ held
+  // NRT_INVALID naming the owner unless sys_trace_ is free; profiling_mutex_ held.
+  Status CheckSysTraceFreeLocked() const;
+  // Starts `settings`'s session (a fresh session directory; the executor's device capture);
+  // mutex_ (any mode) and profiling_mutex_ held, runtime initialised.
+  void BeginInspectLocked(profiling::InspectSettings settings, bool from_environment);
+  // Writes and ends the running inspect session, if any; the same locks held.
+  void EndInspectLocked();
+  // BeginInspect's checks and start; the same locks held.
+  Status BeginInspectChecked(profiling::InspectSettings settings);
+  // Records a tensor allocation or free for nrt_trace_start(trace_mem).
+  void TraceTensor(bool allocate, const Tensor& tensor);
+
+  // Guards inspect_, the directory names below and the transitions of runtime_trace_ and of
+  // sys_trace_'s owner (lock order: mutex_, then this).
+  mutable std::mutex profiling_mutex_;
+  profiling::InspectSession inspect_;
+  std::string last_inspect_dir_;  // the last session's directory without a suffix
+  int inspect_dir_repeats_ = 0;   // sessions that began in that same second
+  profiling::RuntimeTrace runtime_trace_;
 };
 
 }  // namespace trnsim::runtime

@@ -76,7 +76,9 @@ StatusOr<Tensor*> Runtime::AllocateTensor(Placement placement, int vnc, uint64_t
       return InvalidError("placement " + std::to_string(static_cast<int>(placement)) +
                           " is not a valid nrt_tensor_placement_t");
   }
-  return Adopt(std::make_unique<Tensor>(name, std::move(storage), 0, size));
+  Tensor* tensor = Adopt(std::make_unique<Tensor>(name, std::move(storage), 0, size));
+  TraceTensor(/*allocate=*/true, *tensor);
+  return tensor;
 }
 
 StatusOr<Tensor*> Runtime::AllocateEmptyTensor(const std::string& name) {
@@ -102,6 +104,7 @@ Status Runtime::FreeTensor(Tensor* tensor) {
   for (TensorSet* set : tensor_sets_) set->Forget(tensor);
   tensors_.erase(tensor);
   output_completions_.Forget(tensor);
+  TraceTensor(/*allocate=*/false, *tensor);
   delete tensor;
   return Status::Ok();
 }
@@ -137,8 +140,8 @@ Status Runtime::WriteTensor(Tensor* tensor, const void* src, uint64_t offset, ui
   return tensor->Write(offset, src, size);
 }
 
-Status Runtime::CopyTensor(const Tensor* src, uint64_t src_offset, Tensor* dst,
-                           uint64_t dst_offset, uint64_t size) {
+Status Runtime::CopyTensor(const Tensor* src, uint64_t src_offset, Tensor* dst, uint64_t dst_offset,
+                           uint64_t size) {
   WaitUntilTensorUnused(src);
   WaitUntilTensorUnused(dst);
   std::shared_lock lock(mutex_);

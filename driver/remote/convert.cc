@@ -413,6 +413,7 @@ void ToProto(const core::ExecutionResult& in, v1::ExecutionResult* out) {
     cs->set_hbm_read_bytes(c.hbm_read_bytes);
     cs->set_hbm_write_bytes(c.hbm_write_bytes);
     cs->set_instructions(c.instructions);
+    cs->set_device_start_ps(c.device_start_ps);
   }
 }
 
@@ -438,6 +439,7 @@ StatusOr<core::ExecutionResult> ExecutionResultFromProto(const v1::ExecutionResu
     c.hbm_read_bytes = cs.hbm_read_bytes();
     c.hbm_write_bytes = cs.hbm_write_bytes();
     c.instructions = cs.instructions();
+    c.device_start_ps = cs.device_start_ps();
     out.cores.push_back(std::move(c));
   }
   return out;

@@ -28,8 +28,8 @@ Status CheckDescriptors(const simulator::dma::DescriptorTable& table,
                             std::to_string(limits.dma_queues));
       }
       if (d.semaphore && *d.semaphore >= uint32_t(limits.semaphores)) {
-        return InvalidError(where + "semaphore " + std::to_string(*d.semaphore) +
-                            " is not below " + std::to_string(limits.semaphores));
+        return InvalidError(where + "semaphore " + std::to_string(*d.semaphore) + " is not below " +
+                            std::to_string(limits.semaphores));
       }
       if (d.event && *d.event >= uint32_t(limits.events)) {
         return InvalidError(where + "event " + std::to_string(*d.event) + " is not below " +
@@ -61,7 +61,8 @@ SimDevice::SimDevice(std::unique_ptr<simulator::Instance> instance,
       faults_(std::move(faults)),
       collectives_(instance_->spec()),
       peers_([this](uint64_t src, uint64_t src_offset, uint64_t dst, uint64_t dst_offset,
-                    uint64_t size) { return Copy(src, src_offset, dst, dst_offset, size); }) {
+                    uint64_t size) { return Copy(src, src_offset, dst, dst_offset, size); }),
+      clock_(instance_->spec().PhysicalCores()) {
   const simulator::InstanceSpec& spec = instance_->spec();
   for (int c = 0; c < spec.chip_count; ++c) {
     for (int h = 0; h < spec.chip->hbm_stacks; ++h) {
@@ -216,8 +217,8 @@ Status SimDevice::Read(MemoryHandle handle, uint64_t offset, void* dst, uint64_t
   return Status::Ok();
 }
 
-Status SimDevice::Copy(MemoryHandle src, uint64_t src_offset, MemoryHandle dst,
-                       uint64_t dst_offset, uint64_t size) {
+Status SimDevice::Copy(MemoryHandle src, uint64_t src_offset, MemoryHandle dst, uint64_t dst_offset,
+                       uint64_t size) {
   std::shared_lock lock(mutex_);
   TRNSIM_ASSIGN_OR_RETURN(const Allocation* s, Lookup(src, src_offset, size));
   TRNSIM_ASSIGN_OR_RETURN(const Allocation* d, Lookup(dst, dst_offset, size));
@@ -239,23 +240,22 @@ void* SimDevice::HostAddress(MemoryHandle handle, uint64_t offset) {
   std::shared_lock lock(mutex_);
   StatusOr<const Allocation*> a = Lookup(handle, offset, 0);
   if (!a.ok()) return nullptr;
-  return instance_->chip((*a)->info.chip).hbm((*a)->info.hbm).HostAddress((*a)->hbm_offset +
-                                                                         offset);
+  return instance_->chip((*a)->info.chip)
+      .hbm((*a)->info.hbm)
+      .HostAddress((*a)->hbm_offset + offset);
 }
 
 StatusOr<HbmUsage> SimDevice::GetHbmUsage(int chip, int hbm) {
   const simulator::InstanceSpec& spec = instance_->spec();
   if (chip < 0 || chip >= spec.chip_count || hbm < 0 || hbm >= spec.chip->hbm_stacks) {
-    return InvalidError("no HBM stack " + std::to_string(hbm) + " on chip " +
-                        std::to_string(chip));
+    return InvalidError("no HBM stack " + std::to_string(hbm) + " on chip " + std::to_string(chip));
   }
   std::shared_lock lock(mutex_);
   HbmAllocator& allocator = AllocatorFor(chip, hbm);
   return HbmUsage{allocator.used_bytes(), allocator.capacity_bytes()};
 }
 
-StatusOr<ProgramHandle> SimDevice::LoadProgram(const ProgramImage& image,
-                                               const ModelOwner& owner) {
+StatusOr<ProgramHandle> SimDevice::LoadProgram(const ProgramImage& image, const ModelOwner& owner) {
   if (faults_ != nullptr) {
     TRNSIM_RETURN_IF_ERROR(faults_->BeforeLoad(owner.name, owner.physical_core, image));
   }

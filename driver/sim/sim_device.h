@@ -35,6 +35,8 @@
 // core), without running the chip model, except corrupt, which runs it and then overwrites
 // output words. A hang holds its cores for the request's host_timeout. The plan, and the
 // poisoned stacks and dead cores it remembers, live as long as this device.
+// Device time: every core has a device clock (device_clock.h) that only its executions
+// advance; Execute reports each core's start on it in CoreStats::device_start_ps.
 // Races: two executions (or an execution and Write/Read/Copy/Fill) touching the same HBM bytes
 // at once race as they would on hardware; ordering them is the caller's job.
 #pragma once
@@ -51,6 +53,7 @@
 
 #include "driver/device.h"
 #include "driver/faults/fault_plan.h"
+#include "driver/sim/device_clock.h"
 #include "driver/sim/hbm_allocator.h"
 #include "simulator/instance.h"
 #include "simulator/isa/instruction.h"
@@ -140,7 +143,7 @@ class SimDevice final : public Device {
   simulator::collective::CollectiveHub collectives_;
   // Where point-to-point transfers meet; it copies with Copy (its own locking).
   simulator::collective::PeerExchange peers_;
-  mutable std::shared_mutex mutex_;  // guards everything below
+  mutable std::shared_mutex mutex_;       // guards everything below
   std::vector<HbmAllocator> allocators_;  // chip * hbm_stacks + hbm
   AllocationMap allocations_;
   MemoryHandle next_handle_ = 1;
@@ -151,10 +154,13 @@ class SimDevice final : public Device {
   // Lock order: cores_mutex_ before mutex_.
   std::mutex cores_mutex_;  // guards core_busy_, and core_states_[c] while core c is not busy
   std::condition_variable cores_cv_;  // a core stopped being busy
-  std::vector<bool> core_busy_;  // instance-wide physical core -> an execution runs on it
+  std::vector<bool> core_busy_;       // instance-wide physical core -> an execution runs on it
   // Instance-wide physical core -> its state (created at the core's first execution). Slot c
   // belongs to the execution that marked core c busy, else to holders of cores_mutex_.
   std::vector<std::unique_ptr<reference::CoreState>> core_states_;
+  // The cores' device time (device_clock.h): each successful execution reports its start in
+  // CoreStats::device_start_ps and advances its cores' counters.
+  DeviceClock clock_;
   Observer observer_;
 };
 

@@ -128,8 +128,10 @@ StatusOr<simulator::core::ExecutionResult> SimDevice::Execute(
       std::string where =
           "chip " + std::to_string(c.chip) + " core " + std::to_string(c.physical_core) + ": ";
       if (c.chip != cores[0].chip) {
-        return InvalidError(where + "the cores of one execution must be on one chip (the "
-                            "first is on chip " + std::to_string(cores[0].chip) + ")");
+        return InvalidError(where +
+                            "the cores of one execution must be on one chip (the "
+                            "first is on chip " +
+                            std::to_string(cores[0].chip) + ")");
       }
       if (!seen.insert(c.physical_core).second) {
         return InvalidError(where + "the core appears twice in one execution");
@@ -141,8 +143,7 @@ StatusOr<simulator::core::ExecutionResult> SimDevice::Execute(
       }
       auto program = programs_.find(c.program);
       if (program == programs_.end()) {
-        return InvalidHandleError(where + "no program with handle " +
-                                  std::to_string(c.program));
+        return InvalidHandleError(where + "no program with handle " + std::to_string(c.program));
       }
       auto view = std::make_unique<BindingHbmView>();
       for (const VarBinding& b : c.vars) {
@@ -228,8 +229,13 @@ StatusOr<simulator::core::ExecutionResult> SimDevice::Execute(
     port = collectives_.Attach(std::move(endpoint), {options.host_timeout, options.cancel});
     execute_options.collectives = port.get();
   }
+  const uint64_t device_start_ps = clock_.Start(claim.cores_);
   StatusOr<simulator::core::ExecutionResult> result =
       simulator::core::Execute(chip, runs, execute_options);
+  if (result.ok()) {
+    for (simulator::core::CoreStats& core : result->cores) core.device_start_ps = device_start_ps;
+    clock_.Finish(claim.cores_, device_start_ps, result->duration_ps);
+  }
   if (result.ok() && fault.corrupt) {
     Status corrupted = faults::CorruptOutputs(*this, fault.corruption_seed, cores);
     if (!corrupted.ok()) {
@@ -245,7 +251,7 @@ namespace trnsim::driver::sim {
 
 StatusOr<std::vector<uint8_t>> SimDevice::HostCollective(
     const simulator::collective::HostCollectiveCall& call,
-      const simulator::collective::PortOptions& options) {
+    const simulator::collective::PortOptions& options) {
   if (call.world_size == 0 || call.rank >= call.world_size) {
     return InvalidError("rank " + std::to_string(call.rank) + " is not within a world of " +
                         std::to_string(call.world_size));
@@ -257,8 +263,8 @@ StatusOr<simulator::collective::PeerReply> SimDevice::PointToPoint(
     const simulator::collective::PeerCall& call) {
   if (call.op == simulator::collective::PeerOp::kPost) {
     std::shared_lock lock(mutex_);  // released before the exchange copies (Copy takes it)
-    TRNSIM_RETURN_IF_ERROR(Lookup(call.buffer.memory, call.buffer.offset, call.buffer.length)
-                               .status());
+    TRNSIM_RETURN_IF_ERROR(
+        Lookup(call.buffer.memory, call.buffer.offset, call.buffer.length).status());
   }
   return peers_.Call(call);
 }

@@ -28,9 +28,7 @@ Executor::Executor(driver::Device* device, const simulator::ChipSpec& chip, Exec
     : device_(device),
       chip_(chip),
       options_(options),
-      inspect_selector_(options_.inspect_dir.empty() ? profiling::DeviceProfileMode::kDisabled
-                                                     : options_.inspect_mode,
-                        options_.inspect_num_warmup) {}
+      core_sessions_(profiling::ProfileHeader{"", 0, chip.name, options_.instance_name}) {}
 
 Executor::~Executor() = default;
 
@@ -94,34 +92,40 @@ Status Executor::RunOnce(const model::Model& model, const CoreLocation& where,
                                  execution_index * 2 + sg));
   }
 
-  const bool profiled = profiles_.Wants(&model);
-  bool inspected = false;
-  {
-    std::lock_guard<std::mutex> state_lock(state_mutex_);
-    inspected = inspect_selector_.NextExecution(model.id());
-  }
+  const CaptureWants wants = WantsCapture(model);
   simulator::core::ExecutionTrace trace;
-  if (profiled || inspected) request.trace = &trace;
+  if (wants.any()) request.trace = &trace;
 
+  RunOutcome outcome;
+  outcome.exec_id = exec_id;
+  outcome.run_started_ns = run_started_ns;
   auto started = std::chrono::steady_clock::now();
-  const uint64_t device_started_ns = profiling::SysTraceRecorder::NowNs();
   StatusOr<simulator::core::ExecutionResult> result = device_->Execute(cores, request);
+  outcome.sync_cpu_ns = profiling::SysTraceRecorder::NowNs();
   auto host_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                      std::chrono::steady_clock::now() - started)
                      .count();
   // Outputs in host memory get what the run wrote, even when it failed part-way (on hardware
   // the engines write them in place).
-  Status copied = staging.CopyOut();
+  const Status copied = staging.CopyOut();
+  if (!result.ok()) {
+    outcome.status = result.status();
+  } else if (!copied.ok()) {
+    outcome.status = copied;
+  } else if (options_.check_numerics) {
+    outcome.status = CheckOutputs(model, binding, &outcome.numerical_error);
+  }
   if (request.trace != nullptr) {
     profiling::ProfiledExecution captured;
     captured.index = execution_index;
+    captured.exec_id = exec_id;
+    captured.model_name = model.name();
     captured.status = result.ok() ? Status::Ok() : result.status();
     if (result.ok()) captured.result = *result;
     captured.trace = std::move(trace);
-    Capture(model, profiled, inspected, std::move(captured));
+    Capture(model, wants, std::move(captured));
   }
-  TraceRun(model, where, exec_id, run_started_ns, device_started_ns, result,
-           result.ok() ? copied : result.status());
+  TraceRun(model, cores, result, outcome);
   if (!result.ok()) return result.status();
   TRNSIM_RETURN_IF_ERROR(copied);
 
@@ -136,10 +140,11 @@ Status Executor::RunOnce(const model::Model& model, const CoreLocation& where,
     record.execution_count += 1;
     record.host_ns = static_cast<uint64_t>(host_ns);
   }
-  return options_.check_numerics ? CheckOutputs(model, binding) : Status::Ok();
+  return outcome.status;  // NRT_EXEC_COMPLETED_WITH_NUM_ERR still counts as an execution
 }
 
-Status Executor::CheckOutputs(const model::Model& model, const IoBinding& binding) const {
+Status Executor::CheckOutputs(const model::Model& model, const IoBinding& binding,
+                              std::optional<profiling::DeviceNumericalError>* found) const {
   for (const neff::TensorDecl& decl : model.tensors()) {
     if (decl.usage != neff::TensorUsage::kOutput) continue;
     if (decl.dtype != isa::Dtype::kFloat32 && decl.dtype != isa::Dtype::kFloat32r &&
@@ -152,8 +157,11 @@ Status Executor::CheckOutputs(const model::Model& model, const IoBinding& bindin
     if (tensor == nullptr) continue;
     std::vector<uint8_t> bytes(decl.size);
     TRNSIM_RETURN_IF_ERROR(tensor->Read(0, bytes.data(), bytes.size()));
-    TRNSIM_RETURN_IF_ERROR(
-        NumericalErrorStatus(decl.name, decl.dtype, CountNonFinite(decl.dtype, bytes)));
+    const NonFiniteCount count = CountNonFinite(decl.dtype, bytes);
+    if (count.any()) {
+      *found = profiling::DeviceNumericalError{decl.name, count.nan, count.inf};
+      return NumericalErrorStatus(decl.name, decl.dtype, count);
+    }
   }
   return Status::Ok();
 }
@@ -180,77 +188,6 @@ void Executor::Forget(const model::Model* model, uint64_t model_id) {
   }
   std::lock_guard<std::mutex> lock(records_mutex_);
   records_.erase(model);
-}
-
-profiling::ProfileHeader Executor::HeaderFor(const model::Model& model) const {
-  profiling::ProfileHeader header;
-  header.model_name = model.name();
-  header.vnc = model.vnc();
-  header.chip = chip_.name;
-  header.instance = options_.instance_name;
-  return header;
-}
-
-Status Executor::StartProfile(const model::Model& model, const std::string& filename) {
-  return profiles_.Start(&model, filename, HeaderFor(model));
-}
-
-Status Executor::StopProfile(const std::string& filename) { return profiles_.Stop(filename); }
-
-void Executor::TraceRun(const model::Model& model, const CoreLocation& where, uint64_t exec_id,
-                        uint64_t run_started_ns, uint64_t device_started_ns,
-                        const StatusOr<simulator::core::ExecutionResult>& result,
-                        const Status& outcome) {
-  profiling::SysTraceRecorder* trace = options_.sys_trace;
-  if (trace == nullptr || !trace->capturing()) return;
-  const uint32_t nc = uint32_t(model.vnc());
-  if (result.ok() && trace->Wants(profiling::SysTraceType::kNcExecRunning, nc)) {
-    // Device time: the simulated run, anchored at the host time the device was handed it.
-    const uint64_t duration_ps = result->duration_ps;
-    profiling::SysTraceData start;
-    start.model_name = model.name();
-    start.exec_id = exec_id;
-    start.device_core_idx = uint32_t(where.first_physical % chip_.physical_cores);
-    profiling::SysTraceData stop;
-    stop.exec_id = exec_id;
-    stop.duration_ps = duration_ps;
-    trace->RecordSpan(profiling::SysTraceType::kNcExecRunning, nc, device_started_ns,
-                      device_started_ns + (duration_ps + 999) / 1000, std::move(start),
-                      std::move(stop));
-  }
-  if (trace->Wants(profiling::SysTraceType::kRuntimeExecute, nc)) {
-    profiling::SysTraceData start;
-    start.model_name = model.name();
-    start.exec_id = exec_id;
-    profiling::SysTraceData stop;
-    stop.exec_id = exec_id;
-    stop.status = StatusCodeName(outcome.code());
-    trace->RecordSpan(profiling::SysTraceType::kRuntimeExecute, nc, run_started_ns,
-                      profiling::SysTraceRecorder::NowNs(), std::move(start), std::move(stop));
-  }
-}
-
-void Executor::Capture(const model::Model& model, bool profiled, bool inspected,
-                       profiling::ProfiledExecution execution) {
-  if (inspected) {
-    // Inspect capture never fails the execution: a profile that cannot be written is logged.
-    std::error_code error;
-    std::filesystem::create_directories(options_.inspect_dir, error);
-    uint64_t session = 0;
-    {
-      std::lock_guard<std::mutex> lock(state_mutex_);
-      session = ++inspect_sessions_;
-    }
-    const std::string path = options_.inspect_dir + "/profile_nc_" +
-                             std::to_string(model.vnc()) + "_session_" +
-                             std::to_string(session) + ".ntff";
-    const profiling::ProfiledExecution* one = &execution;
-    Status written = profiling::WriteProfile(path, HeaderFor(model), std::span(one, 1));
-    if (!written.ok()) {
-      LogLine(LogLevel::kWarn, LogComponent::kNrt, "inspect", written.ToString());
-    }
-  }
-  if (profiled) profiles_.Add(&model, std::move(execution));
 }
 
 }  // namespace trnsim::runtime::execution

@@ -21,6 +21,13 @@
 // kept until Forget (nrt_unload). With `report` set (TRNSIM_EXEC_REPORT) every execution writes
 // one INFO line (exec_report.h).
 //
+// Captures (executor_capture.cc): before a run the executor asks every device-profile capture
+// whether it wants the run — the model's nrt_profile_start profile, the core's profile session
+// (core_sessions()), continuous profiling (continuous()) and the inspect session's device
+// profiles (SetInspectCapture) — and asks the device for a trace only if one does; after it,
+// each gets the traced execution. The system trace gets the run's software span
+// (runtime_execute) and its hardware events in device time (profiling/device_events.h).
+//
 // Errors: the device's (NRT_TIMEOUT / NRT_INVALID from the chip model, NRT_RESOURCE when a host
 // tensor cannot be staged), each prefixed with the model's name and vnc; with check_numerics,
 // NRT_EXEC_COMPLETED_WITH_NUM_ERR for a completed execution whose outputs hold NaN/Inf (it
@@ -33,6 +40,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 
@@ -42,6 +50,9 @@
 #include "runtime/execution/io_binding.h"
 #include "runtime/model/model.h"
 #include "runtime/model/shared_scratchpad.h"
+#include "runtime/profiling/continuous_profiler.h"
+#include "runtime/profiling/core_profile_sessions.h"
+#include "runtime/profiling/device_events.h"
 #include "runtime/profiling/inspect_device_selector.h"
 #include "runtime/profiling/profile_file.h"
 #include "runtime/profiling/profile_sessions.h"
@@ -59,17 +70,23 @@ struct ExecutorOptions {
   // NEURON_RT_NUMERICAL_ERRORS_VERBOSITY=critical / NEURON_FAIL_ON_NAN: scan the floating-point
   // outputs of every completed execution (numerical_check.h).
   bool check_numerics = false;
-  // NEURON_RT_INSPECT_DEVICE_PROFILE: the directory the selected executions' profiles are
-  // written to (profile_nc_<vnc>_session_<n>.ntff, n = 1, 2, ... per process); empty: off.
-  std::string inspect_dir;
-  // Which executions go there (profiling/inspect_device_selector.h); used when inspect_dir is
-  // set.
-  profiling::DeviceProfileMode inspect_mode = profiling::DeviceProfileMode::kDisabled;
-  uint64_t inspect_num_warmup = 0;  // NEURON_RT_INSPECT_DEVICE_PROFILE_NUM_WARMUP
   std::string instance_name;  // for profile headers ("trn2.48xlarge")
   // The system trace each run records into (runtime_execute: the run's host time;
   // nc_exec_running: the simulated run on the device). Null: nothing recorded.
   profiling::SysTraceRecorder* sys_trace = nullptr;
+};
+
+// What an inspect session asks of executions (profiling/inspect_session.h): device profiles of
+// the executions `mode` selects, and with `on_fail` of every execution that fails, written to
+// `dir` as profile_nc_<vnc>_session_<n>.ntff (n = 1, 2, ... over the process's inspect
+// profiles).
+struct InspectDeviceCapture {
+  std::string dir;
+  profiling::DeviceProfileMode mode = profiling::DeviceProfileMode::kDisabled;
+  uint64_t num_warmup = 0;  // model mode: executions skipped before the profiled one
+  bool on_fail = false;
+  int session_id = 0;  // recorded in each profile (nrt_inspect_config_set_session_id)
+  bool any() const { return mode != profiling::DeviceProfileMode::kDisabled || on_fail; }
 };
 
 // What nrt_execute left behind for a model (trnsim_get_execution_stats).
@@ -103,38 +120,73 @@ class Executor {
   Status StartProfile(const model::Model& model, const std::string& filename);
   Status StopProfile(const std::string& filename);
 
+  // Per-core profile sessions (nrt_profile_session_*) and continuous profiling: the executor
+  // feeds them; the runtime starts, stops and writes them.
+  profiling::CoreProfileSessions& core_sessions() { return core_sessions_; }
+  profiling::ContinuousProfiler& continuous() { return continuous_; }
+
+  // The inspect session's device profiles from the next execution on (an empty capture ends
+  // them). Model-mode counts start afresh.
+  void SetInspectCapture(InspectDeviceCapture capture);
+  bool inspect_capturing() const;
+
  private:
+  // Which captures want a run (decided before it).
+  struct CaptureWants {
+    bool model_profile = false;  // nrt_profile_start of the model
+    bool core_session = false;   // a profile session on its core
+    bool continuous = false;
+    bool inspected = false;  // the inspect session's device-profile mode selects it
+    bool inspect_on_fail = false;
+    std::string inspect_dir;
+    int inspect_session_id = 0;
+    bool any() const {
+      return model_profile || core_session || continuous || inspected || inspect_on_fail;
+    }
+  };
+  // A run's outcome as the captures and the system trace see it.
+  struct RunOutcome {
+    uint64_t exec_id = 0;
+    uint64_t run_started_ns = 0;  // host time the run began
+    uint64_t sync_cpu_ns = 0;     // host time the device's result came back
+    Status status;                // what the run returns (device, copy-out, numerics)
+    std::optional<profiling::DeviceNumericalError> numerical_error;
+  };
+
   Status RunOnce(const model::Model& model, const CoreLocation& where,
                  const model::SharedScratchpad& scratchpad, const IoBinding& binding);
   profiling::ProfileHeader HeaderFor(const model::Model& model) const;
-  // Hands a traced execution to the model's profile session and/or (`inspected`) the inspect
-  // directory.
-  void Capture(const model::Model& model, bool profiled, bool inspected,
+  CaptureWants WantsCapture(const model::Model& model);
+  // Hands a traced execution to every capture in `wants`.
+  void Capture(const model::Model& model, const CaptureWants& wants,
                profiling::ProfiledExecution execution);
-  // Records the system-trace spans of run `exec_id`: runtime_execute over
-  // [run_started_ns, now), and, when it succeeded, nc_exec_running from device_started_ns for
-  // the simulated duration.
-  void TraceRun(const model::Model& model, const CoreLocation& where, uint64_t exec_id,
-                uint64_t run_started_ns, uint64_t device_started_ns,
-                const StatusOr<simulator::core::ExecutionResult>& result, const Status& outcome);
+  // Records the system-trace events of a run: runtime_execute over [run_started_ns, now), and,
+  // when the device ran it, its hardware events (profiling/device_events.h) on `cores`.
+  void TraceRun(const model::Model& model, std::span<const driver::CoreExecution> cores,
+                const StatusOr<simulator::core::ExecutionResult>& result,
+                const RunOutcome& outcome);
 
   driver::Device* device_;
   const simulator::ChipSpec& chip_;
   ExecutorOptions options_;
 
   // NRT_EXEC_COMPLETED_WITH_NUM_ERR naming the first floating-point output of `model` that
-  // holds NaN or Inf after a run (numerical_check.h); OK otherwise.
-  Status CheckOutputs(const model::Model& model, const IoBinding& binding) const;
+  // holds NaN or Inf after a run (numerical_check.h), described in `*found`; OK otherwise.
+  Status CheckOutputs(const model::Model& model, const IoBinding& binding,
+                      std::optional<profiling::DeviceNumericalError>* found) const;
   // The run lock of logical core `vnc` (created on first use; never freed before the executor).
   std::mutex& CoreMutex(int vnc);
 
-  std::mutex state_mutex_;  // guards core_mutexes_ (the map), runs_, inspect_*
+  mutable std::mutex state_mutex_;  // guards core_mutexes_ (the map), runs_, inspect_*
   std::unordered_map<int, std::unique_ptr<std::mutex>> core_mutexes_;
   mutable std::mutex records_mutex_;  // guards records_
   std::unordered_map<const model::Model*, ExecutionRecord> records_;
   profiling::ProfileSessions profiles_;
+  profiling::CoreProfileSessions core_sessions_;
+  profiling::ContinuousProfiler continuous_;
   uint64_t inspect_sessions_ = 0;  // inspect profiles written; guarded by state_mutex_
-  profiling::InspectDeviceSelector inspect_selector_;  // guarded by state_mutex_
+  InspectDeviceCapture inspect_;   // guarded by state_mutex_
+  profiling::InspectDeviceSelector inspect_selector_{profiling::DeviceProfileMode::kDisabled, 0};
   uint64_t runs_ = 0;  // runs started in the process (system trace exec_id); state_mutex_
 };
 

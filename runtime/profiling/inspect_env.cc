@@ -137,6 +137,7 @@ StatusOr<InspectSettings> ParseInspectSettings(const Environment& env, uint32_t 
                           ParseDeviceProfile(env.Get(EnvVar::kInspectDeviceProfile)));
   TRNSIM_ASSIGN_OR_RETURN(settings.device_profile_num_warmup,
                           NonNegative(env, EnvVar::kInspectDeviceProfileNumWarmup));
+  TRNSIM_ASSIGN_OR_RETURN(settings.on_fail, env.GetBool(EnvVar::kInspectOnFail));
   TRNSIM_ASSIGN_OR_RETURN(uint64_t ring, NonNegative(env, EnvVar::kInspectSysTraceMaxEventsPerNc));
   settings.sys_trace.set_max_events_per_nc(ring);
   if (std::string_view ncs = env.Get(EnvVar::kInspectEventFilterNc); !ncs.empty()) {

@@ -8,6 +8,7 @@
 //  - NEURON_RT_INSPECT_SYSTEM_PROFILE (bool, default true) captures the system trace.
 //  - NEURON_RT_INSPECT_DEVICE_PROFILE: 0 (default), 1 or model, session (case-insensitive).
 //  - NEURON_RT_INSPECT_DEVICE_PROFILE_NUM_WARMUP: integer >= 0; model mode only.
+//  - NEURON_RT_INSPECT_ON_FAIL (bool, default false): also profile every execution that fails.
 //  - NEURON_RT_INSPECT_SYS_TRACE_MAX_EVENTS_PER_NC: integer >= 0, the ring size per core.
 //  - NEURON_RT_INSPECT_EVENT_FILTER_NC: comma-separated process-relative logical cores or
 //    ranges ("0", "0,2,4", "0-3", "0,2-3"); unset or empty: every core. Indices past the
@@ -51,12 +52,17 @@ struct InspectSettings {
   SysTraceConfig sys_trace;
   DeviceProfileMode device_profile = DeviceProfileMode::kDisabled;
   uint64_t device_profile_num_warmup = 0;
+  bool on_fail =
+      false;  // NEURON_RT_INSPECT_ON_FAIL / nrt_inspect_config_set_enable_inspect_on_fail
+  // The session id nrt_inspect_config_set_session_id gives (recorded in the session's device
+  // profiles); the environment has none and keeps AWS's default.
+  int session_id = kDefaultInspectSessionId;
 
   // True when a system trace is to be captured for the process's life.
   bool CapturesSystemTrace() const { return enabled && system_profile; }
-  // True when executions are to be profiled.
+  // True when executions are to be profiled (selected ones, or failing ones).
   bool CapturesDeviceProfiles() const {
-    return enabled && device_profile != DeviceProfileMode::kDisabled;
+    return enabled && (device_profile != DeviceProfileMode::kDisabled || on_fail);
   }
 };
 

@@ -10,14 +10,19 @@
 
 namespace trnsim::runtime::profiling {
 
+std::string InspectInstanceDir(std::string_view output_dir, std::string_view instance_type,
+                               int64_t pid) {
+  return std::string(output_dir.empty() ? "./output" : output_dir) + "/" +
+         simulator::EmulatedInstanceId(instance_type) + "_pid_" + std::to_string(pid);
+}
+
 std::string InspectSessionDir(std::string_view output_dir, std::string_view instance_type,
                               int64_t pid, std::time_t now) {
   std::tm utc{};
   gmtime_r(&now, &utc);
   char stamp[32];
   std::strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &utc);
-  return std::string(output_dir.empty() ? "./output" : output_dir) + "/" +
-         simulator::EmulatedInstanceId(instance_type) + "_pid_" + std::to_string(pid) + "/" + stamp;
+  return InspectInstanceDir(output_dir, instance_type, pid) + "/" + stamp;
 }
 
 Status WriteInspectFile(const std::string& dir, std::string_view name, std::string_view text) {

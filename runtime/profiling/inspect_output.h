@@ -1,5 +1,5 @@
-// Where NEURON_RT_INSPECT_ENABLE's files go (docs/profiling.md §4), laid out like AWS's:
-//   <NEURON_RT_INSPECT_OUTPUT_DIR>/<instance id>_pid_<pid>/<UTC time, YYYYMMDDTHHMMSSZ>/
+// Where an inspect session's files go (docs/profiling.md §4), laid out like AWS's:
+//   <output dir>/<instance id>_pid_<pid>/<UTC time the session began, YYYYMMDDTHHMMSSZ>/
 // with the emulated instance id (simulator/spec/instance_id.h) in place of the EC2 one.
 //
 // Thread safety: reentrant. Errors are Status values; nothing throws.
@@ -17,8 +17,13 @@ namespace trnsim::runtime::profiling {
 // The file AWS names ntrace.pb; trnsim writes the nrt_sys_trace_fetch_events JSON instead.
 inline constexpr char kInspectSysTraceFile[] = "ntrace.json";
 
-// The session directory for a process `pid` of an `instance_type` instance initialised at
-// `now`. An empty `output_dir` means "./output".
+// The directory of process `pid` of an `instance_type` instance below `output_dir`:
+// <output_dir>/<instance id>_pid_<pid> (nrt_inspect_get_instance_output_dir). An empty
+// `output_dir` means "./output".
+std::string InspectInstanceDir(std::string_view output_dir, std::string_view instance_type,
+                               int64_t pid);
+
+// The session directory of a session begun at `now`: InspectInstanceDir(...)/<YYYYMMDDTHHMMSSZ>.
 std::string InspectSessionDir(std::string_view output_dir, std::string_view instance_type,
                               int64_t pid, std::time_t now);
 

@@ -38,11 +38,10 @@ Json Stats(const simulator::core::ExecutionResult& result) {
     Json engines = Json::object();
     for (int e = 0; e < isa::kEngineCount; ++e) {
       const simulator::core::EngineStats& s = c.engines[e];
-      engines[std::string(isa::EngineName(isa::Engine(e)))] = {
-          {"busy_ps", s.busy_ps},
-          {"wait_ps", s.wait_ps},
-          {"instructions", s.instructions},
-          {"flops", s.flops}};
+      engines[std::string(isa::EngineName(isa::Engine(e)))] = {{"busy_ps", s.busy_ps},
+                                                               {"wait_ps", s.wait_ps},
+                                                               {"instructions", s.instructions},
+                                                               {"flops", s.flops}};
     }
     Json queues = Json::array();
     for (const simulator::core::QueueStats& q : c.queues)
@@ -112,6 +111,7 @@ std::string FormatProfile(const ProfileHeader& header,
   doc["time_unit"] = "ps";
   doc["model"] = {{"name", header.model_name}, {"vnc", header.vnc}};
   doc["device"] = {{"chip", header.chip}, {"instance", header.instance}};
+  if (header.session_id != 0) doc["session_id"] = header.session_id;
   Json engines = Json::array();
   for (int e = 0; e < isa::kEngineCount; ++e) engines.push_back(isa::EngineName(isa::Engine(e)));
   doc["engines"] = std::move(engines);
@@ -120,6 +120,8 @@ std::string FormatProfile(const ProfileHeader& header,
     Json one = {{"index", x.index},
                 {"status", x.status.ok() ? "ok" : StatusCodeName(x.status.code())},
                 {"error", x.status.ok() ? "" : x.status.message()}};
+    if (x.exec_id != 0) one["exec_id"] = x.exec_id;
+    if (!x.model_name.empty()) one["model_name"] = x.model_name;
     one["stats"] = x.status.ok() ? Stats(x.result) : Json(nullptr);
     one["events"] = Events(x.trace);
     list.push_back(std::move(one));

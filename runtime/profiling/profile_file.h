@@ -28,12 +28,18 @@ struct ProfileHeader {
   int vnc = 0;             // logical core
   std::string chip;        // ChipSpec::name, "Trainium2"
   std::string instance;    // "trn2.48xlarge"
+  int session_id = 0;      // the inspect session's id (written as "session_id"); 0: none
 };
 
 // One execution of the model while it was being profiled.
 struct ProfiledExecution {
   uint64_t index = 0;  // the model's execution number since load (0-based)
-  Status status;       // the execution's outcome; its trace stops where a failure stopped it
+  // The run's exec_id in the system trace (its nc_exec_running events carry the same), 0 when
+  // unknown; the model it ran (the header names the file's models; a profile session's file
+  // may hold several).
+  uint64_t exec_id = 0;
+  std::string model_name;
+  Status status;  // the execution's outcome; its trace stops where a failure stopped it
   simulator::core::ExecutionResult result;  // statistics (empty when status is an error)
   simulator::core::ExecutionTrace trace;
 };

@@ -7,19 +7,22 @@
 namespace trnsim::runtime::profiling {
 namespace {
 
-// AWS's JSON carries a worker's global id (collectives rank of the core); trnsim runs no
-// collectives group, so every event has AWS's "no worker" value.
-constexpr int kNoWorkerGid = -1;
 // The envelope version AWS's fetch writes; trnsim's fields follow that version's names.
 constexpr int kDataVersion = 2;
 
 nlohmann::ordered_json DataOf(const SysTraceData& data) {
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
   if (!data.model_name.empty()) out["model_name"] = data.model_name;
+  if (data.model_id) out["model_id"] = *data.model_id;
   if (data.exec_id) out["exec_id"] = *data.exec_id;
   if (data.device_core_idx) out["device_core_idx"] = *data.device_core_idx;
   if (data.repeat) out["repeat"] = *data.repeat;
   if (data.duration_ps) out["duration_ps"] = *data.duration_ps;
+  if (data.nc_timestamp_ns) out["nc_timestamp_ns"] = *data.nc_timestamp_ns;
+  if (data.cpu_timestamp_ns) out["cpu_timestamp_ns"] = *data.cpu_timestamp_ns;
+  if (!data.tensor_name.empty()) out["tensor_name"] = data.tensor_name;
+  if (data.nan_count) out["nan_count"] = *data.nan_count;
+  if (data.inf_count) out["inf_count"] = *data.inf_count;
   if (!data.status.empty()) out["status"] = data.status;
   return out;
 }
@@ -37,7 +40,7 @@ std::string SysTraceEventsToJson(std::span<const SysTraceEvent> events) {
     one["nc_local_id"] = event.nc_local_id;
     one["tracking_id"] = event.tracking_id;
     one["thread_id"] = event.thread_id;
-    one["worker_gid"] = kNoWorkerGid;
+    one["worker_gid"] = event.data.worker_gid;
     one["data"] = DataOf(event.data);
     one["timestamp_ns"] = event.timestamp_ns;
     list.push_back(std::move(one));

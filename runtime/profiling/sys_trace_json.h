@@ -8,8 +8,9 @@
 //    "data_version":2}
 //
 // `data` is always an object ({} when the event carries nothing); its keys are those of
-// SysTraceData that are set. Compact (no whitespace), UTF-8; model names are escaped (bytes
-// that are not valid UTF-8 are replaced). Pure function; thread-safe.
+// SysTraceData that are set, except worker_gid, which is the event's own field (the collective
+// rank of the model the event belongs to, -1 for none). Compact (no whitespace), UTF-8; model names
+// are escaped (bytes that are not valid UTF-8 are replaced). Pure function; thread-safe.
 #pragma once
 
 #include <span>

@@ -90,6 +90,9 @@ struct CoreStats {
   uint64_t hbm_read_bytes = 0;
   uint64_t hbm_write_bytes = 0;
   uint64_t instructions = 0;
+  // The core's device clock when the execution started, in ps (docs/profiling.md §6). Execute
+  // leaves it 0; the device that ran the execution sets it (driver/sim/device_clock.h).
+  uint64_t device_start_ps = 0;
 };
 
 struct ExecutionResult {

@@ -296,8 +296,8 @@ TEST_F(SysTraceTest, FetchOptionsSelectACoreAndTheOldestEvents) {
     EXPECT_GE(e["nc_idx"].get<uint64_t>(), last_nc);
     last_nc = e["nc_idx"].get<uint64_t>();
   }
-  // load 2 + execute 2 + run 2 + device 2 events per core.
-  EXPECT_EQ(seen.size(), 16u);
+  // load 2 + execute 2 + run 2 + device 2 + sync point 2 events per core.
+  EXPECT_EQ(seen.size(), 20u);
 }
 
 TEST_F(SysTraceTest, FullRingDropsTheOldest) {
@@ -307,10 +307,10 @@ TEST_F(SysTraceTest, FullRingDropsTheOldest) {
   nrt_sys_trace_config_free(config);
   Loaded* l = Load(0);
   ASSERT_NE(l, nullptr);
-  ASSERT_EQ(Execute(l, 3), NRT_SUCCESS);  // 2 + 2 + 3 * 4 = 16 records on core 0
+  ASSERT_EQ(Execute(l, 3), NRT_SUCCESS);  // 2 + 2 + 3 * 6 = 22 records on core 0
   Json doc = Fetch();
   ASSERT_EQ(doc["events"].size(), 5u);
-  for (size_t i = 0; i < 5; ++i) EXPECT_EQ(doc["events"][i]["nc_local_id"], 12 + i);
+  for (size_t i = 0; i < 5; ++i) EXPECT_EQ(doc["events"][i]["nc_local_id"], 18 + i);
   // The newest record is the stop of nrt_execute.
   EXPECT_EQ(doc["events"][4]["event_type"], "nrt_execute");
   EXPECT_EQ(doc["events"][4]["phase"], "stop");
@@ -358,10 +358,66 @@ TEST_F(SysTraceTest, ConcurrentExecutionsAndFetchesLoseAndRepeatNothing) {
       if (e["phase"] == "start") starts[e["event_type"].get<std::string>()] += 1;
     }
   }
-  EXPECT_EQ(ids.size(), size_t(2 * 2 + 2 * kRuns * 2 * 3));  // loads + 3 spans per run
+  EXPECT_EQ(ids.size(), size_t(2 * 2 + 2 * kRuns * 2 * 4));  // loads + 4 spans per run
   EXPECT_EQ(starts["nrt_execute"], 2 * kRuns);
   EXPECT_EQ(starts["runtime_execute"], 2 * kRuns);
   EXPECT_EQ(starts["nc_exec_running"], 2 * kRuns);
+  EXPECT_EQ(starts["timestamp_sync_point"], 2 * kRuns);
+}
+
+// Device time (docs/profiling.md §6): every nc_exec_running event carries the core's device
+// clock in data.nc_timestamp_ns; stop - start is the simulated duration rounded up to whole ns;
+// the clock only advances by the core's runs (the next run starts where the last ended); a
+// timestamp_sync_point follows each run and every hardware event's timestamp_ns is
+// sync.cpu_timestamp_ns + (nc_timestamp_ns - sync.nc_timestamp_ns).
+TEST_F(SysTraceTest, HardwareEventsCarryDeviceTimeAndFollowTheSyncPoint) {
+  nrt_sys_trace_config_t* config = Config();
+  ASSERT_EQ(nrt_sys_trace_start(config), NRT_SUCCESS);
+  nrt_sys_trace_config_free(config);
+  Loaded* l = Load(7);
+  ASSERT_NE(l, nullptr);
+  ASSERT_EQ(Execute(l, 3), NRT_SUCCESS);
+  trnsim_exec_stats_t stats{};
+  stats.struct_size = sizeof(stats);
+  ASSERT_EQ(trnsim_get_execution_stats(l->model, &stats), NRT_SUCCESS);
+  const uint64_t duration_ns = (stats.duration_ps + 999) / 1000;
+
+  Json doc = Fetch();
+  auto device = Spans(doc, "nc_exec_running");
+  auto syncs = Spans(doc, "timestamp_sync_point");
+  ASSERT_EQ(device.size(), 3u);
+  ASSERT_EQ(syncs.size(), 3u);
+  std::map<uint64_t, Json> sync_of;  // exec_id -> its sync point (start event)
+  for (auto& [start, stop] : syncs) {
+    EXPECT_EQ(start["timestamp_ns"], stop["timestamp_ns"]);  // a zero-length span
+    EXPECT_EQ(start["data"], stop["data"]);
+    EXPECT_EQ(start["timestamp_ns"], start["data"]["cpu_timestamp_ns"]);
+    EXPECT_EQ(start["data"]["device_core_idx"], 7);
+    sync_of[start["data"]["exec_id"].get<uint64_t>()] = start;
+  }
+  uint64_t previous_stop = 0;
+  for (size_t i = 0; i < device.size(); ++i) {
+    const auto& [start, stop] = device[i];
+    const uint64_t begin = start["data"]["nc_timestamp_ns"].get<uint64_t>();
+    const uint64_t end = stop["data"]["nc_timestamp_ns"].get<uint64_t>();
+    EXPECT_EQ(end - begin, duration_ns);
+    EXPECT_EQ(stop["data"]["duration_ps"], stats.duration_ps);
+    EXPECT_GT(start["data"]["model_id"].get<uint64_t>(), 0u);  // the process's id of the model
+    EXPECT_EQ(start["data"]["model_id"], device[0].first["data"]["model_id"]);
+    EXPECT_EQ(stop["data"]["device_core_idx"], 7);
+    if (i > 0) {
+      EXPECT_EQ(begin, previous_stop);  // no other run on core 7 in between
+    }
+    previous_stop = end;
+    const uint64_t exec_id = start["data"]["exec_id"].get<uint64_t>();
+    ASSERT_EQ(sync_of.count(exec_id), 1u) << "no sync point for exec_id " << exec_id;
+    const Json& sync = sync_of[exec_id];
+    const uint64_t sync_cpu = sync["data"]["cpu_timestamp_ns"].get<uint64_t>();
+    const uint64_t sync_nc = sync["data"]["nc_timestamp_ns"].get<uint64_t>();
+    EXPECT_EQ(sync_nc, end);  // LNC=1: the core's clock stands at the run's end
+    EXPECT_EQ(start["timestamp_ns"].get<uint64_t>(), sync_cpu + begin - sync_nc);
+    EXPECT_EQ(stop["timestamp_ns"].get<uint64_t>(), sync_cpu + end - sync_nc);
+  }
 }
 
 TEST_F(SysTraceTest, LifecycleErrorsAndBadArguments) {

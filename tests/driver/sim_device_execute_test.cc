@@ -164,6 +164,50 @@ TEST_F(SimDeviceExecuteTest, SbufPersistsOnACoreBetweenExecutionsAndNotAcrossCor
   EXPECT_EQ(ReadAll(dst_, 256), expected);
 }
 
+// The device clock (driver/sim/device_clock.h): each execution reports its start on its cores'
+// clock; a core's clock advances by its own executions only (rounded up to whole ns) and not
+// by host time; an execution on two cores starts at the later of their clocks; a failed
+// execution leaves the clocks alone; releasing and re-acquiring a core keeps its clock.
+TEST_F(SimDeviceExecuteTest, TheDeviceClockAdvancesOnlyByEachCoresExecutions) {
+  MakeBuffers();
+  ProgramHandle program = MustLoad(kCopyProgram);
+  ASSERT_TRUE(device_->AcquireCores(0, 2).ok());
+  auto run = [&](std::vector<CoreExecution> cores) {
+    StatusOr<simulator::core::ExecutionResult> result = device_->Execute(cores, {});
+    EXPECT_TRUE(result.ok()) << result.status().ToString();
+    return result.ok() ? *result : simulator::core::ExecutionResult{};
+  };
+  auto round_up = [](uint64_t ps) { return (ps + 999) / 1000 * 1000; };
+
+  const simulator::core::ExecutionResult first = run({CopyOn(program, 0)});
+  ASSERT_EQ(first.cores.size(), 1u);
+  EXPECT_EQ(first.cores[0].device_start_ps, 0u);  // the clock starts at 0 with the device
+  const simulator::core::ExecutionResult second = run({CopyOn(program, 0)});
+  EXPECT_EQ(second.cores[0].device_start_ps, round_up(first.duration_ps));
+  const uint64_t core0_now = round_up(first.duration_ps) + round_up(second.duration_ps);
+
+  // Core 1 has run nothing: its clock is still 0.
+  EXPECT_EQ(run({CopyOn(program, 1)}).cores[0].device_start_ps, 0u);
+
+  // A failed execution on core 0 (an unbound variable) does not move its clock.
+  CoreExecution unbound = CopyOn(program, 0);
+  unbound.vars.pop_back();
+  std::vector<CoreExecution> failing = {unbound};
+  EXPECT_FALSE(device_->Execute(failing, {}).ok());
+
+  // Both cores together start at the later clock (core 0's) and both end at start + duration.
+  const simulator::core::ExecutionResult pair = run({CopyOn(program, 0), CopyOn(program, 1)});
+  ASSERT_EQ(pair.cores.size(), 2u);
+  EXPECT_EQ(pair.cores[0].device_start_ps, core0_now);
+  EXPECT_EQ(pair.cores[1].device_start_ps, core0_now);
+  const uint64_t pair_end = core0_now + round_up(pair.duration_ps);
+
+  // The clock is the device's: it survives a release (another client's session in neurond).
+  device_->ReleaseCores(1, 1);
+  ASSERT_TRUE(device_->AcquireCores(1, 1).ok());
+  EXPECT_EQ(run({CopyOn(program, 1)}).cores[0].device_start_ps, pair_end);
+}
+
 TEST_F(SimDeviceExecuteTest, LoadProgramRefusesACorruptStreamNamingTheEngine) {
   ProgramImage image = SpImage(kCopyProgram);
   std::vector<uint8_t>& stream = image.streams[static_cast<size_t>(isa::Engine::kSp)];
@@ -186,7 +230,8 @@ TEST_F(SimDeviceExecuteTest, LoadProgramRefusesAStreamInAnotherEnginesSlot) {
   StatusOr<ProgramHandle> handle = device_->LoadProgram(image);
   ASSERT_FALSE(handle.ok());
   EXPECT_EQ(handle.status().code(), StatusCode::kInvalid);
-  EXPECT_THAT(handle.status().message(), HasSubstr("engine pe: the stream is encoded for engine 'sp'"));
+  EXPECT_THAT(handle.status().message(),
+              HasSubstr("engine pe: the stream is encoded for engine 'sp'"));
 }
 
 TEST_F(SimDeviceExecuteTest, LoadProgramRefusesADescriptorOnAQueueTheChipLacks) {
@@ -261,8 +306,7 @@ TEST_F(SimDeviceExecuteTest, CoreListsAndSeedsAreChecked) {
   ProgramHandle program = MustLoad(kCopyProgram);
   ASSERT_TRUE(device_->AcquireCores(0, 8).ok());
   ExpectRefused({}, StatusCode::kInvalid, "at least one core");
-  ExpectRefused({CopyOn(program, 0), CopyOn(program, 0)}, StatusCode::kInvalid,
-                "appears twice");
+  ExpectRefused({CopyOn(program, 0), CopyOn(program, 0)}, StatusCode::kInvalid, "appears twice");
   ExpectRefused({CopyOn(program, 8)}, StatusCode::kInvalid, "physical core 8 is outside");
   CoreExecution other_chip = CopyOn(program, 0);
   other_chip.chip = 1;

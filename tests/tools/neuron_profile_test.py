@@ -25,7 +25,8 @@ Usage:
   neuron_profile_test.py capture NEURON_PROFILE NEFF_DIR WORK_DIR
       capture's options: a raw and a .npy input, --num-exec / --profile-nth-exec (one execution
       in the profile), --check-output-determinism, --save-output(-npy) against a + b computed
-      here, -t systrace (spans per type, device spans as long as the simulated runs, views),
+      here, -t systrace (spans per type, device spans as long as the simulated runs in device
+      time, views),
       and inconsistent options refused before anything is written.
 """
 import ctypes as C
@@ -692,10 +693,14 @@ def test_capture(tool, neff_dir, work):
         [tool, "view", "-s", systrace, "--output-format", "summary-json"]))
     counts = {t["event_type"]: t for t in summary["event_types"]}
     expect_eq({k: v["count"] for k, v in counts.items()},
-              {"model_load": 1, "nrt_execute": 2, "runtime_execute": 2, "nc_exec_running": 2},
+              {"model_load": 1, "nrt_execute": 2, "runtime_execute": 2, "nc_exec_running": 2,
+               "timestamp_sync_point": 2},
               "system-trace spans per type")
     expect_eq(counts.get("nc_exec_running", {}).get("total_ns"), 2 * device_ns,
               "nc_exec_running lasts the simulated duration of each run")
+    expect_eq(counts.get("nc_exec_running", {}).get("clock"), "device",
+              "nc_exec_running is summed in device time")
+    expect_eq(counts["nrt_execute"]["clock"], "host", "nrt_execute is host time")
     expect(all(v["open"] == 0 for v in counts.values()), "every span closed")
     expect(counts["nrt_execute"]["min_ns"] >= counts["runtime_execute"]["min_ns"] > 0,
            "an nrt_execute span holds its run")
@@ -704,7 +709,10 @@ def test_capture(tool, neff_dir, work):
                                "--output-file", pf], stderr=subprocess.DEVNULL), 0,
               "system trace as perfetto")
     slices = [e for e in json.load(open(pf))["traceEvents"] if e["ph"] == "X"]
-    expect_eq(len(slices), 7, "one perfetto slice per span")
+    expect_eq(len(slices), 9, "one perfetto slice per span")
+    device_slices = [e for e in slices if e["name"] == "nc_exec_running"]
+    expect(all(e["args"].get("clock") == "device" and e["dur"] * 1000 == device_ns
+               for e in device_slices), "device slices last the device time")
     bad = dict(raw, events=[e for e in raw["events"] if e["phase"] == "stop"])
     json.dump(bad, open(systrace, "w"))
     expect_eq(subprocess.call([tool, "view", "-s", systrace, "--output-format", "summary-text"],

@@ -473,6 +473,7 @@ TEST(ExecutionConvertTest, ExecutionResultRoundTripsEveryStat) {
     cs.hbm_read_bytes = 777 + c;
     cs.hbm_write_bytes = 888 + c;
     cs.instructions = 999 + c;
+    cs.device_start_ps = (uint64_t{1} << 50) + 1000 * uint64_t(c);
     in.cores.push_back(cs);
   }
   v1::ExecutionResult message;
@@ -499,6 +500,7 @@ TEST(ExecutionConvertTest, ExecutionResultRoundTripsEveryStat) {
       EXPECT_EQ(a.queues[q].bytes, b.queues[q].bytes);
       EXPECT_EQ(a.queues[q].busy_ps, b.queues[q].busy_ps);
     }
+    EXPECT_EQ(a.device_start_ps, b.device_start_ps);
     EXPECT_EQ(a.hbm_read_bytes, b.hbm_read_bytes);
     EXPECT_EQ(a.hbm_write_bytes, b.hbm_write_bytes);
     EXPECT_EQ(a.instructions, b.instructions);

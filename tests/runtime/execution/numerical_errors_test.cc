@@ -1,11 +1,13 @@
 // Numerical-error reporting (issue 8, item 3): with NEURON_FAIL_ON_NAN=1 or
 // NEURON_RT_NUMERICAL_ERRORS_VERBOSITY=critical, an execution whose outputs hold NaN/Inf returns
 // NRT_EXEC_COMPLETED_WITH_NUM_ERR naming the output, with the outputs written; without them (the
-// default) it succeeds; a malformed verbosity fails nrt_init. Also CountNonFinite per dtype.
+// default) it succeeds; a malformed verbosity fails nrt_init; the system trace gets a
+// numerical_err event naming the output. Also CountNonFinite per dtype.
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <nlohmann/json.hpp>
 
 #include "runtime/execution/numerical_check.h"
 #include "tests/runtime/execution/execution_fixture.h"
@@ -94,6 +96,37 @@ TEST_F(NumericalErrorsTest, FailOnNanNamesTheOutputAndKeepsItsValues) {
   EXPECT_TRUE(std::isnan(v5));
   EXPECT_TRUE(std::isinf(v9));
   EXPECT_EQ(v0, 3.0f);  // the outputs were written: the execution completed
+}
+
+TEST_F(NumericalErrorsTest, TheSystemTraceGetsANumericalErrEventOfTheRun) {
+  setenv("NEURON_FAIL_ON_NAN", "1", 1);
+  ASSERT_NO_FATAL_FAILURE(Start("trn2.3xlarge", 1));
+  ASSERT_TRUE(rt().StartSysTrace(profiling::SysTraceConfig()).ok());
+  std::vector<uint8_t> out;
+  EXPECT_EQ(Run(&out).code(), StatusCode::kExecCompletedWithNumErr);
+  StatusOr<std::string> fetched = rt().FetchSysTrace({});
+  ASSERT_TRUE(fetched.ok());
+  nlohmann::json doc = nlohmann::json::parse(*fetched);
+  std::vector<nlohmann::json> errors, running, runs;
+  for (const nlohmann::json& e : doc["events"]) {
+    if (e["phase"] != "start" && e["event_type"] != "runtime_execute") continue;
+    if (e["event_type"] == "numerical_err") errors.push_back(e);
+    if (e["event_type"] == "nc_exec_running") running.push_back(e);
+    if (e["event_type"] == "runtime_execute" && e["phase"] == "stop") runs.push_back(e);
+  }
+  ASSERT_EQ(errors.size(), 1u);
+  ASSERT_EQ(running.size(), 1u);
+  ASSERT_EQ(runs.size(), 1u);
+  const nlohmann::json& data = errors[0]["data"];
+  EXPECT_EQ(data["tensor_name"], "out");
+  EXPECT_EQ(data["nan_count"], 1);
+  EXPECT_EQ(data["inf_count"], 1);
+  EXPECT_EQ(data["exec_id"], running[0]["data"]["exec_id"]);
+  EXPECT_EQ(data["device_core_idx"], 0);
+  EXPECT_GT(data["nc_timestamp_ns"].get<uint64_t>(),
+            running[0]["data"]["nc_timestamp_ns"].get<uint64_t>());  // at the run's end
+  EXPECT_EQ(runs[0]["data"]["status"], "NRT_EXEC_COMPLETED_WITH_NUM_ERR");
+  EXPECT_TRUE(rt().StopSysTrace().ok());
 }
 
 TEST_F(NumericalErrorsTest, VerbosityCriticalDoesTheSameAndAnUnknownValueFailsInit) {
