@@ -219,7 +219,7 @@ int main(int argc, char **argv) {
     printf("usage: %s vector_add_fp32.neff WORK_DIR options|env|on-fail\n", argv[0]);
     return 2;
   }
-  mkdir(argv[2], 0755);
+  EXPECT_EQ(make_dirs(argv[2]), 0);
   if (strcmp(argv[3], "options") == 0) return options_mode(argv[1], argv[2]);
   if (strcmp(argv[3], "env") == 0) return env_mode(argv[1]);
   if (strcmp(argv[3], "on-fail") == 0) return on_fail_mode(argv[1], argv[2]);

@@ -26,7 +26,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   const char *neff = argv[1];
-  mkdir(argv[2], 0755);
+  EXPECT_EQ(make_dirs(argv[2]), 0);
   char file[4096];
   snprintf(file, sizeof file, "%s/session.ntff", argv[2]);
   remove(file);

@@ -27,7 +27,7 @@ int main(int argc, char **argv) {
     printf("usage: %s vector_add_fp32.neff WORK_DIR\n", argv[0]);
     return 2;
   }
-  mkdir(argv[2], 0755);
+  EXPECT_EQ(make_dirs(argv[2]), 0);
   char with_mem[4096], without_mem[4096];
   snprintf(with_mem, sizeof with_mem, "%s/trace_mem_%d.json", argv[2], (int)getpid());
   snprintf(without_mem, sizeof without_mem, "%s/trace_%d.json", argv[2], (int)getpid());
