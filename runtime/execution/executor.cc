@@ -2,6 +2,8 @@
 
 #include <filesystem>
 #include <span>
+#include <string>
+#include <string_view>
 #include <system_error>
 #include <vector>
 
@@ -129,6 +131,7 @@ Status Executor::RunOnce(const model::Model& model, const CoreLocation& where,
     LogLine(LogLevel::kInfo, LogComponent::kNrt, "nrt_execute",
             FormatExecReport(model.name(), model.vnc(), *result));
   }
+  DeliverDebugPrints(model, *result);
   {
     std::lock_guard<std::mutex> records_lock(records_mutex_);
     ExecutionRecord& record = records_[&model];
@@ -137,6 +140,32 @@ Status Executor::RunOnce(const model::Model& model, const CoreLocation& where,
     record.host_ns = static_cast<uint64_t>(host_ns);
   }
   return options_.check_numerics ? CheckOutputs(model, binding) : Status::Ok();
+}
+
+void Executor::DeliverDebugPrints(const model::Model& model,
+                                  simulator::core::ExecutionResult& result) {
+  if (options_.debug_streams != nullptr &&
+      (!result.debug_prints.empty() || result.debug_prints_dropped > 0)) {
+    // Print k names prefix prefix_id of its core's subgraph; the loader checked every id, so the
+    // fallback only covers a device that reports one it was never given.
+    const std::vector<neff::Subgraph>& subgraphs = model.neff().subgraphs;
+    std::vector<std::string> unknown;
+    unknown.reserve(result.debug_prints.size());
+    std::vector<std::string_view> prefixes;
+    prefixes.reserve(result.debug_prints.size());
+    for (const reference::DebugPrint& p : result.debug_prints) {
+      if (p.core < subgraphs.size() && p.prefix_id < subgraphs[p.core].debug_prefixes.size()) {
+        prefixes.push_back(subgraphs[p.core].debug_prefixes[p.prefix_id]);
+      } else {
+        unknown.push_back("debug_print prefix " + std::to_string(p.prefix_id));
+        prefixes.push_back(unknown.back());
+      }
+    }
+    options_.debug_streams->Deliver(model.vnc(), result.debug_prints, prefixes,
+                                    result.debug_prints_dropped);
+  }
+  // The model's record keeps the statistics, not the printed tensors.
+  std::vector<reference::DebugPrint>().swap(result.debug_prints);
 }
 
 Status Executor::CheckOutputs(const model::Model& model, const IoBinding& binding) const {

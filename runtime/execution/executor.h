@@ -39,6 +39,7 @@
 #include "common/status.h"
 #include "driver/device.h"
 #include "runtime/core_map.h"
+#include "runtime/debug/debug_streams.h"
 #include "runtime/execution/io_binding.h"
 #include "runtime/model/model.h"
 #include "runtime/model/shared_scratchpad.h"
@@ -70,6 +71,10 @@ struct ExecutorOptions {
   // The system trace each run records into (runtime_execute: the run's host time;
   // nc_exec_running: the simulated run on the device). Null: nothing recorded.
   profiling::SysTraceRecorder* sys_trace = nullptr;
+  // Where the device prints of every successful execution go (debug/debug_streams.h), with
+  // their prefixes from the model's NEFF; null: they are dropped. Failed executions deliver
+  // none.
+  debug::DebugStreams* debug_streams = nullptr;
 };
 
 // What nrt_execute left behind for a model (trnsim_get_execution_stats).
@@ -111,6 +116,8 @@ class Executor {
   // directory.
   void Capture(const model::Model& model, bool profiled, bool inspected,
                profiling::ProfiledExecution execution);
+  // Hands the result's device prints to options_.debug_streams, then drops them from it.
+  void DeliverDebugPrints(const model::Model& model, simulator::core::ExecutionResult& result);
   // Records the system-trace spans of run `exec_id`: runtime_execute over
   // [run_started_ns, now), and, when it succeeded, nc_exec_running from device_started_ns for
   // the simulated duration.
