@@ -4,10 +4,12 @@
 // layout and directory names.
 #include "runtime/debug/debug_streams.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -165,8 +167,25 @@ TEST(DebugStreamsTest, CoresDescriptorsAndDelivery) {
   EXPECT_EQ(streams.Read(*fd1).status().code(), StatusCode::kInvalid);
   EXPECT_EQ(streams.Close(*fd1).code(), StatusCode::kInvalid);
   streams.Deliver(1, prints, prefixes, 0);  // no client now: dropped
-  EXPECT_TRUE(streams.Connect(1).ok());
+  StatusOr<int> reconnected = streams.Connect(1);
+  EXPECT_TRUE(reconnected.ok());
   streams.Deliver(7, prints, prefixes, 0);  // not a core of the process: ignored
+}
+
+TEST(DebugStreamsTest, DestructionClosesEveryDescriptor) {
+  int fds[2] = {-1, -1};
+  {
+    DebugStreams streams(2, DebugStreamOptions{});
+    fds[0] = streams.Connect(0).value();
+    fds[1] = streams.Connect(1).value();
+    EXPECT_NE(fcntl(fds[0], F_GETFD), -1);
+    EXPECT_NE(fcntl(fds[1], F_GETFD), -1);
+  }  // what nrt_close does
+  for (int fd : fds) {
+    errno = 0;
+    EXPECT_EQ(fcntl(fd, F_GETFD), -1) << fd;
+    EXPECT_EQ(errno, EBADF) << fd;
+  }
 }
 
 TEST(DebugDumpTest, DirectoryNames) {
