@@ -118,7 +118,10 @@ Status Executor::RunOnce(const model::Model& model, const CoreLocation& where,
     profiling::ProfiledExecution captured;
     captured.index = execution_index;
     captured.status = result.ok() ? Status::Ok() : result.status();
-    if (result.ok()) captured.result = *result;
+    if (result.ok()) {
+      captured.result = *result;
+      captured.result.debug_prints.clear();  // a profile keeps statistics, not printed tensors
+    }
     captured.trace = std::move(trace);
     Capture(model, profiled, inspected, std::move(captured));
   }

@@ -183,7 +183,7 @@ TEST(DebugPrintTest, TheReferenceReadsTheSameBytes) {
   }
 }
 
-TEST(DebugPrintTest, RegisterOffsetsResolveAtIssueAndBoundsAreChecked) {
+TEST(DebugPrintTest, RegisterOffsetsStridesAndBounds) {
   Machine m;
   std::vector<float> row(16);
   for (int i = 0; i < 16; ++i) row[i] = float(i);
@@ -193,6 +193,7 @@ TEST(DebugPrintTest, RegisterOffsetsResolveAtIssueAndBoundsAreChecked) {
              "reg_set r1 = 2\n"
              "debug_print src=sbuf[p0:1, 0 + r1*16 + [4 x 1]] "
              "fp32 prefix=0\n"
+             "debug_print src=sbuf[p0:1, 8 + [2 x 8, 3 x -1]] fp32 prefix=1\n"
              "reg_set r1 = 0\n"
              "notify_end code=0\n"});
   CoreRun run;
@@ -201,8 +202,11 @@ TEST(DebugPrintTest, RegisterOffsetsResolveAtIssueAndBoundsAreChecked) {
   run.hbm = &m.hbm;
   StatusOr<ExecutionResult> r = Execute(kChip, std::span<const CoreRun>(&run, 1));
   ASSERT_TRUE(r.ok()) << r.status().message();
-  ASSERT_EQ(r->debug_prints.size(), 1u);
+  ASSERT_EQ(r->debug_prints.size(), 2u);
   EXPECT_EQ(Floats(r->debug_prints[0].data), (std::vector<float>{8, 9, 10, 11}));
+  // Strided, reversed free dims (element 2 + 8j - i) are read element by element.
+  EXPECT_EQ(r->debug_prints[1].shape, (std::vector<uint64_t>{1, 2, 3}));
+  EXPECT_EQ(Floats(r->debug_prints[1].data), (std::vector<float>{2, 1, 0, 10, 9, 8}));
 
   // A register offset past the SBUF: an execution error naming the instruction.
   std::vector<isa::Program> bad =
