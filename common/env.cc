@@ -130,6 +130,16 @@ constexpr EnvVarInfo kTable[] = {
      "Fault injection: '<kind>[:<key>=<value>,...][;...]' makes chosen executions fail as the "
      "hardware does (hbm_ue, nc_ue, dma_abort, timeout, hang, corrupt, load_oom, ...), the same "
      "faults every run; docs/faults.md. Malformed: nrt_init fails with NRT_INVALID."},
+    {EnvVar::kDebugStreamBufferSize, "NEURON_RT_DEBUG_STREAM_BUFFER_SIZE", EnvType::kInt, "65536",
+     "Events each logical core's debug stream (nrt_debug_client_*) holds unconsumed; an event "
+     "arriving when it is full is dropped (one WARN line per execution). 1 to 16777216 (trnsim "
+     "accepts any count, not only powers of two); other values: nrt_init fails with "
+     "NRT_INVALID. docs/debug-stream.md."},
+    {EnvVar::kDebugOutputDir, "NEURON_RT_DEBUG_OUTPUT_DIR", EnvType::kString, "",
+     "Turns on the runtime's own debug-stream consumer: every device print (nki.language."
+     "device_print, the debug_print instruction) is written to "
+     "<dir>/<prefix>/core_<vnc>/<iteration>/ (tensor.npy, info.json) before nrt_execute returns, "
+     "and nrt_debug_client_connect returns NRT_INVALID. docs/debug-stream.md."},
 };
 static_assert(std::size(kTable) == static_cast<size_t>(EnvVar::kCount),
               "every EnvVar needs exactly one row");

@@ -53,6 +53,8 @@ enum class EnvVar : int {
   kFailOnNan,                      // NEURON_FAIL_ON_NAN
   kAsyncExecMaxInflight,           // NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS
   kFaults,                         // TRNSIM_FAULTS (docs/faults.md)
+  kDebugStreamBufferSize,          // NEURON_RT_DEBUG_STREAM_BUFFER_SIZE (docs/debug-stream.md)
+  kDebugOutputDir,                 // NEURON_RT_DEBUG_OUTPUT_DIR (docs/debug-stream.md)
   kCount,
 };
 

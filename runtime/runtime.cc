@@ -21,6 +21,7 @@ namespace {
 constexpr uint32_t kFrameworkTypeFirst = 1;        // NRT_FRAMEWORK_TYPE_NO_FW
 constexpr uint32_t kFrameworkTypeLast = 5;         // NRT_FRAMEWORK_TYPE_PRECHECK
 constexpr int64_t kMaxImplicitAsyncInflight = 63;  // AWS runtime 2.23+
+constexpr int64_t kMaxDebugStreamEvents = int64_t{1} << 24;
 
 std::string VisibleText(const RuntimeConfig& config) {
   int last = config.first_visible_vnc + config.visible_vnc_count - 1;
@@ -80,6 +81,7 @@ void Runtime::OnForkChild() {
     self.models_->Abandon();
     (void)self.models_.release();
     (void)self.executor_.release();  // its mutexes may be held by the parent's threads
+    (void)self.debug_streams_.release();  // likewise; its descriptors are the parent's too
   }
 }
 
@@ -141,6 +143,12 @@ Status Runtime::Init(uint32_t framework, const std::string& framework_version,
                           << " is above the cap; using " << kMaxImplicitAsyncInflight;
     max_inflight = kMaxImplicitAsyncInflight;
   }
+  TRNSIM_ASSIGN_OR_RETURN(int64_t debug_buffer, env.GetInt(EnvVar::kDebugStreamBufferSize));
+  if (debug_buffer < 1 || debug_buffer > kMaxDebugStreamEvents) {
+    return InvalidError("NEURON_RT_DEBUG_STREAM_BUFFER_SIZE=" + std::to_string(debug_buffer) +
+                        " is not a number of events (1.." + std::to_string(kMaxDebugStreamEvents) +
+                        ")");
+  }
   TRNSIM_ASSIGN_OR_RETURN(profiling::InspectSettings inspect,
                           profiling::ParseInspectSettings(env, uint32_t(config.visible_vnc_count)));
 
@@ -183,6 +191,15 @@ Status Runtime::Init(uint32_t framework, const std::string& framework_version,
   exec_options.check_numerics = fail_on_nan || verbosity == "critical";
   exec_options.instance_name = config_.instance->type_name;
   exec_options.sys_trace = &sys_trace_;
+  debug::DebugStreamOptions debug_options;
+  debug_options.buffer_events = size_t(debug_buffer);
+  debug_options.output_dir = std::string(env.Get(EnvVar::kDebugOutputDir));
+  debug_streams_ = std::make_unique<debug::DebugStreams>(config_.visible_vnc_count, debug_options);
+  if (debug_streams_->builtin_consumer()) {
+    TRNSIM_LOG(Info, Nrt) << "debug streams: writing device prints to " << debug_options.output_dir
+                          << " (NEURON_RT_DEBUG_OUTPUT_DIR)";
+  }
+  exec_options.debug_streams = debug_streams_.get();
   executor_ =
       std::make_unique<execution::Executor>(device_.get(), *config_.instance->chip, exec_options);
   if (sys_trace_.capturing()) (void)sys_trace_.Stop();  // not expected: Close stops it
@@ -238,7 +255,8 @@ void Runtime::Close() {
   async_queues_.reset();  // shut down: nothing queued, nothing running
   implicit_queues_.reset();
   implicit_async_depth_ = 0;
-  executor_.reset();          // no execution runs: Execute holds the lock shared
+  executor_.reset();       // no execution runs: Execute holds the lock shared
+  debug_streams_.reset();  // closes every client's descriptor; the executor delivered last
   host_collectives_.reset();  // nor a host collective: they hold it shared too
   send_recv_->CloseAll();     // before the tensors its transfers name are freed
   send_recv_.reset();

@@ -40,6 +40,7 @@
 #include "runtime/collectives/send_recv.h"
 #include "runtime/config.h"
 #include "runtime/core_map.h"
+#include "runtime/debug/debug_streams.h"
 #include "runtime/execution/executor.h"
 #include "runtime/model/model.h"
 #include "runtime/model/model_registry.h"
@@ -308,6 +309,16 @@ class Runtime {
   // no capture running: a document with no events.
   StatusOr<std::string> FetchSysTrace(const profiling::SysTraceFetchOptions& options);
 
+  // --- Debug streams (nrt_debug_client_*, debug/debug_streams.h, runtime_debug.cc) ----------
+  // Each needs an initialised runtime (the lifecycle statuses otherwise). DebugConnect: `vnc`
+  // a visible process-relative core (NRT_INVALID otherwise, and for a second client or while
+  // NEURON_RT_DEBUG_OUTPUT_DIR's built-in consumer runs). DebugClose and DebugRead:
+  // NRT_INVALID for a descriptor DebugConnect did not return (or already closed); DebugRead:
+  // NRT_QUEUE_EMPTY when nothing is queued. nrt_close closes every descriptor.
+  StatusOr<int> DebugConnect(int vnc);
+  Status DebugClose(int fd);
+  StatusOr<debug::DebugEvent> DebugRead(int fd);
+
   // --- For layers above (models, tools) ----------------------------------------------------
   // Valid only while initialised.
   driver::Device* device() { return device_.get(); }
@@ -361,7 +372,10 @@ class Runtime {
   std::unique_ptr<model::ModelRegistry> models_;
   std::unique_ptr<execution::Executor> executor_;  // created at Init, destroyed at Close
   std::unique_ptr<collectives::HostCollectives> host_collectives_;  // likewise
-  std::unique_ptr<collectives::SendRecv> send_recv_;                // likewise
+  std::unique_ptr<collectives::SendRecv> send_recv_;  // likewise
+  // The debug streams; created at Init, destroyed (descriptors closed) at Close after the
+  // executor, which delivers to them. Own locking: used under mutex_ shared.
+  std::unique_ptr<debug::DebugStreams> debug_streams_;
   // nrta_cc_prepare's contexts (guarded by objects_mutex_ under mutex_ shared); freed at Close.
   std::vector<std::unique_ptr<collectives::HostCcContext>> cc_contexts_;
   // The nrta_* queues, and (implicit async mode only) nrt_execute's: created at Init, shut down

@@ -1,7 +1,7 @@
 // Collectives driven from the host: the global communicators, nrt_barrier and nrt_all_gather
 // (runtime/collectives/host_collectives.h; the ranks meet in the emulated instance's collective
 // hub, docs/collectives.md). Collective streams are not needed (nrt_cc_create_stream fails
-// with the reason) and the NCCL net-plugin bridge is not emulated (NotImplemented);
+// with the reason) and no NCCL net plugin is embedded (nrt_get_libnccl_net says so);
 // nrt_get_libnccl_net reports its failure through its own out-parameters, as AWS's does.
 #include <cstdio>
 #include <cstring>
@@ -12,7 +12,6 @@
 #include "nrt/nrt_experimental.h"
 
 using trnsim::api::CheckInitializedVnc;
-using trnsim::api::NotImplemented;
 using trnsim::api::NullArgument;
 using trnsim::api::Report;
 using trnsim::api::Rt;
@@ -92,7 +91,7 @@ NRT_STATUS nrt_cc_create_stream(uint32_t stream_id) {
 void* nrt_get_libnccl_net(int* err, char* err_msg, size_t err_msg_size) {
   static constexpr char kReason[] =
       "trnsim embeds no NCCL net plugin: collectives run in the emulated instance's hub";
-  NotImplemented(__func__, "the NCCL net plugin");
+  Report(__func__, trnsim::FailureError(kReason));
   if (err != nullptr) *err = 1;
   if (err_msg != nullptr && err_msg_size > 0) std::snprintf(err_msg, err_msg_size, "%s", kReason);
   return nullptr;

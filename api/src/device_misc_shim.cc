@@ -8,7 +8,6 @@
 #include "api/src/shim.h"
 #include "nrt/nrt_experimental.h"
 
-using trnsim::api::NotImplemented;
 using trnsim::api::NullArgument;
 using trnsim::api::Report;
 using trnsim::api::Rt;
@@ -53,7 +52,7 @@ NRT_STATUS nrt_get_attached_efa_bdf(const void* va, char* efa_bdf, size_t* len) 
 }
 
 // Pre-init only. After nrt_init (or in a forked child) NRT_FAILURE; before it the images are
-// validated, but custom Pool microcode is not emulated, so a valid request is NotImplemented.
+// validated, but custom Pool microcode is not emulated, so a valid request fails with the reason.
 NRT_STATUS nrt_set_pool_eng_ucode(const nrt_ucode_info* ucode_info) {
   trnsim::Status state = Rt().CheckInitialized();
   if (state.ok()) {
@@ -68,9 +67,11 @@ NRT_STATUS nrt_set_pool_eng_ucode(const nrt_ucode_info* ucode_info) {
   if (ucode_info->dram.bin == nullptr || ucode_info->dram.size == 0) {
     return Report(__func__, trnsim::InvalidError("the DRAM image is empty"));
   }
-  return NotImplemented(__func__,
-                        "custom Pool-engine microcode (the chip model runs trnsim's "
-                        "own Pool semantics)");
+  // Not a missing piece but a permanent difference: the image is code for AWS's Pool engine.
+  return Report(__func__, trnsim::FailureError(
+                              "trnsim does not run custom Pool-engine microcode: the image "
+                              "targets AWS's instruction encoding, and the chip model's Pool "
+                              "engine runs trnsim's documented ISA (docs/isa.md)"));
 }
 
 }  // extern "C"

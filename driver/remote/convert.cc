@@ -7,6 +7,8 @@
 #include <set>
 #include <utility>
 
+#include "driver/remote/convert_debug.h"
+
 namespace trnsim::driver::remote {
 namespace {
 
@@ -415,6 +417,8 @@ void ToProto(const core::ExecutionResult& in, v1::ExecutionResult* out) {
     cs->set_instructions(c.instructions);
     cs->set_device_start_ps(c.device_start_ps);
   }
+  ToProto(in.debug_prints, out);
+  out->set_debug_prints_dropped(in.debug_prints_dropped);
 }
 
 StatusOr<core::ExecutionResult> ExecutionResultFromProto(const v1::ExecutionResult& in) {
@@ -442,6 +446,8 @@ StatusOr<core::ExecutionResult> ExecutionResultFromProto(const v1::ExecutionResu
     c.device_start_ps = cs.device_start_ps();
     out.cores.push_back(std::move(c));
   }
+  TRNSIM_ASSIGN_OR_RETURN(out.debug_prints, DebugPrintsFromProto(in, out.cores.size()));
+  out.debug_prints_dropped = in.debug_prints_dropped();
   return out;
 }
 

@@ -2,6 +2,8 @@
 
 #include <filesystem>
 #include <span>
+#include <string>
+#include <string_view>
 #include <system_error>
 #include <vector>
 
@@ -121,7 +123,10 @@ Status Executor::RunOnce(const model::Model& model, const CoreLocation& where,
     captured.exec_id = exec_id;
     captured.model_name = model.name();
     captured.status = result.ok() ? Status::Ok() : result.status();
-    if (result.ok()) captured.result = *result;
+    if (result.ok()) {
+      captured.result = *result;
+      captured.result.debug_prints.clear();  // a profile keeps statistics, not printed tensors
+    }
     captured.trace = std::move(trace);
     Capture(model, wants, std::move(captured));
   }
@@ -133,6 +138,7 @@ Status Executor::RunOnce(const model::Model& model, const CoreLocation& where,
     LogLine(LogLevel::kInfo, LogComponent::kNrt, "nrt_execute",
             FormatExecReport(model.name(), model.vnc(), *result));
   }
+  DeliverDebugPrints(model, *result);
   {
     std::lock_guard<std::mutex> records_lock(records_mutex_);
     ExecutionRecord& record = records_[&model];
@@ -141,6 +147,32 @@ Status Executor::RunOnce(const model::Model& model, const CoreLocation& where,
     record.host_ns = static_cast<uint64_t>(host_ns);
   }
   return outcome.status;  // NRT_EXEC_COMPLETED_WITH_NUM_ERR still counts as an execution
+}
+
+void Executor::DeliverDebugPrints(const model::Model& model,
+                                  simulator::core::ExecutionResult& result) {
+  if (options_.debug_streams != nullptr &&
+      (!result.debug_prints.empty() || result.debug_prints_dropped > 0)) {
+    // Print k names prefix prefix_id of its core's subgraph; the loader checked every id, so the
+    // fallback only covers a device that reports one it was never given.
+    const std::vector<neff::Subgraph>& subgraphs = model.neff().subgraphs;
+    std::vector<std::string> unknown;
+    unknown.reserve(result.debug_prints.size());
+    std::vector<std::string_view> prefixes;
+    prefixes.reserve(result.debug_prints.size());
+    for (const reference::DebugPrint& p : result.debug_prints) {
+      if (p.core < subgraphs.size() && p.prefix_id < subgraphs[p.core].debug_prefixes.size()) {
+        prefixes.push_back(subgraphs[p.core].debug_prefixes[p.prefix_id]);
+      } else {
+        unknown.push_back("debug_print prefix " + std::to_string(p.prefix_id));
+        prefixes.push_back(unknown.back());
+      }
+    }
+    options_.debug_streams->Deliver(model.vnc(), result.debug_prints, prefixes,
+                                    result.debug_prints_dropped);
+  }
+  // The model's record keeps the statistics, not the printed tensors.
+  std::vector<reference::DebugPrint>().swap(result.debug_prints);
 }
 
 Status Executor::CheckOutputs(const model::Model& model, const IoBinding& binding,

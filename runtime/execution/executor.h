@@ -47,6 +47,7 @@
 #include "common/status.h"
 #include "driver/device.h"
 #include "runtime/core_map.h"
+#include "runtime/debug/debug_streams.h"
 #include "runtime/execution/io_binding.h"
 #include "runtime/model/model.h"
 #include "runtime/model/shared_scratchpad.h"
@@ -74,6 +75,10 @@ struct ExecutorOptions {
   // The system trace each run records into (runtime_execute: the run's host time;
   // nc_exec_running: the simulated run on the device). Null: nothing recorded.
   profiling::SysTraceRecorder* sys_trace = nullptr;
+  // Where the device prints of every successful execution go (debug/debug_streams.h), with
+  // their prefixes from the model's NEFF; null: they are dropped. Failed executions deliver
+  // none.
+  debug::DebugStreams* debug_streams = nullptr;
 };
 
 // What an inspect session asks of executions (profiling/inspect_session.h): device profiles of
@@ -160,6 +165,8 @@ class Executor {
   // Hands a traced execution to every capture in `wants`.
   void Capture(const model::Model& model, const CaptureWants& wants,
                profiling::ProfiledExecution execution);
+  // Hands the result's device prints to options_.debug_streams, then drops them from it.
+  void DeliverDebugPrints(const model::Model& model, simulator::core::ExecutionResult& result);
   // Records the system-trace events of a run: runtime_execute over [run_started_ns, now), and,
   // when the device ran it, its hardware events (profiling/device_events.h) on `cores`.
   void TraceRun(const model::Model& model, std::span<const driver::CoreExecution> cores,

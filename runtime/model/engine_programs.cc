@@ -2,7 +2,12 @@
 
 #include <string>
 
+#include "runtime/neff/limits.h"
+
 namespace trnsim::runtime::model {
+
+// A prefix id the ISA accepts always fits the table the NEFF reader accepts, and back.
+static_assert(neff::kMaxDebugPrefixes == isa::kMaxDebugPrefixes);
 
 StatusOr<EnginePrograms> EnginePrograms::Decode(const neff::Neff& neff,
                                                 const simulator::ChipSpec& chip) {
@@ -37,8 +42,17 @@ StatusOr<EnginePrograms> EnginePrograms::Decode(const neff::Neff& neff,
         return InvalidError(where + "the stream is encoded for engine '" +
                             std::string(isa::EngineName(program->engine)) + "'");
       }
-      for (const isa::Instruction& inst : program->instructions) {
+      for (size_t i = 0; i < program->instructions.size(); ++i) {
+        const isa::Instruction& inst = program->instructions[i];
         out.has_collectives_ |= inst.opcode == isa::Opcode::kCollective;
+        if (inst.opcode == isa::Opcode::kDebugPrint &&
+            inst.index >= subgraph.debug_prefixes.size()) {
+          return InvalidError(where + "instruction " + std::to_string(i) +
+                              " (debug_print): prefix " + std::to_string(inst.index) +
+                              " is not one of the subgraph's " +
+                              std::to_string(subgraph.debug_prefixes.size()) +
+                              " debug prefixes (def.json debug_prefixes)");
+        }
       }
       out.programs_[k][static_cast<size_t>(engine.engine)] = std::move(*program);
     }

@@ -11,6 +11,8 @@
 //    be executed (docs/decisions.md, "Models"). A NEFF mixing the two is foreign too: trnsim
 //    cannot run the streams it cannot read, and a coincidental magic is no reason to refuse it.
 //  - no streams at all: not foreign, and there is nothing to run.
+// A decoded debug_print must name a prefix of its subgraph's table (Subgraph::debug_prefixes):
+// NRT_INVALID otherwise, naming the subgraph, engine and instruction.
 #pragma once
 
 #include <array>

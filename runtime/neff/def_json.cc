@@ -89,6 +89,7 @@ Status ParseDefJson(const Json& root, std::string_view file, Subgraph* sg) {
     EngineProgram& engine = EngineEntry(sg, *kind);
     (instr ? engine.instr_file : engine.json_file) = std::move(name);
   }
+  TRNSIM_RETURN_IF_ERROR(GetStringList(root, "debug_prefixes", where, &sg->debug_prefixes));
   if (const Json* queues = FindField(root, "dma_queue")) {
     const std::string qwhere = FieldPath(where, "dma_queue");
     TRNSIM_RETURN_IF_ERROR(RequireObject(*queues, qwhere));
@@ -154,6 +155,7 @@ Json DefJsonOf(const Subgraph& sg) {
     AppendField(&vars, v.name, std::move(j));
   }
   root["var"] = std::move(vars);
+  if (!sg.debug_prefixes.empty()) root["debug_prefixes"] = sg.debug_prefixes;
   return root;
 }
 

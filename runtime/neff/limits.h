@@ -30,5 +30,9 @@ inline constexpr size_t kMaxQueuesPerSet = 16;                    // "num_queues
 inline constexpr size_t kMaxApDims = 4;                           // *_steps / *_sizes entries
 inline constexpr size_t kMaxFromArr = 16;                         // CCE sources
 inline constexpr size_t kMaxShapeRank = 32;                       // neff.json / .npy shapes
+// def.json "debug_prefixes": entries (isa::kMaxDebugPrefixes, the largest prefix id + 1) and
+// bytes per prefix (the debug stream's prefix[512], NUL included).
+inline constexpr size_t kMaxDebugPrefixes = 65536;
+inline constexpr size_t kMaxDebugPrefixBytes = 511;
 
 }  // namespace trnsim::neff

@@ -10,6 +10,7 @@
 //             sg00/<Engine>.bin    the engine's instruction stream (trnsim's encoding:
 //                                  docs/isa.md; AWS's NEFFs carry their private encoding)
 //             sg00/<file>          constants (.npy or raw) named by "file" variables
+//                                  (def.json "debug_prefixes": the debug_print prefix table)
 //             sg01/...             the second physical core of an LNC=2 NEFF
 //
 // Everything is parsed once, at load, into these structures; nothing re-reads JSON later.
@@ -162,6 +163,10 @@ struct Subgraph {
   std::map<std::string, std::vector<uint8_t>> files;
   std::string def_name;              // def.json "name", when present (else empty)
   std::string def_version;           // def.json "version": a string, or a number's decimal text
+  // def.json "debug_prefixes" (trnsim's): the prefix strings of the subgraph's debug_print
+  // instructions (docs/isa.md §7.10), indexed by their `prefix` field. Each is at most
+  // kMaxDebugPrefixBytes bytes with no NUL (it fills a 512-byte C string of the debug stream).
+  std::vector<std::string> debug_prefixes;
 
   friend bool operator==(const Subgraph&, const Subgraph&) = default;
 };

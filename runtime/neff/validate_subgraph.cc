@@ -281,6 +281,29 @@ Status CheckPaths(const Context& c) {
   return Status::Ok();
 }
 
+// def.json "debug_prefixes": a bounded table of C strings that fit the debug stream's prefix.
+Status CheckDebugPrefixes(const Context& c) {
+  const std::string where = c.def + ": debug_prefixes";
+  if (c.sg.debug_prefixes.size() > kMaxDebugPrefixes) {
+    return InvalidError(where + ": " + std::to_string(c.sg.debug_prefixes.size()) +
+                        " prefixes, more than " + std::to_string(kMaxDebugPrefixes));
+  }
+  for (size_t i = 0; i < c.sg.debug_prefixes.size(); ++i) {
+    const std::string& p = c.sg.debug_prefixes[i];
+    const std::string at = where + "[" + std::to_string(i) + "]";
+    if (p.size() > kMaxDebugPrefixBytes) {
+      return InvalidError(at + ": " + std::to_string(p.size()) + " bytes, more than " +
+                          std::to_string(kMaxDebugPrefixBytes) +
+                          " (a debug event's prefix is 512 bytes with its NUL)");
+    }
+    if (size_t nul = p.find('\0'); nul != std::string::npos) {
+      return InvalidError(at + ": a NUL character at byte " + std::to_string(nul) +
+                          " (a prefix is a C string)");
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status ValidateSubgraph(const Subgraph& sg) {
@@ -313,7 +336,7 @@ Status ValidateSubgraph(const Subgraph& sg) {
     }
     TRNSIM_RETURN_IF_ERROR(CheckEngine(c, e));
   }
-  return Status::Ok();
+  return CheckDebugPrefixes(c);
 }
 
 }  // namespace trnsim::neff

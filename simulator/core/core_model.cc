@@ -198,6 +198,17 @@ Status CoreModel::IssueDma(int engine, const Instruction& inst, uint32_t traced)
   return Status::Ok();
 }
 
+Status CoreModel::IssueDebugPrint(int engine, const Instruction& inst) {
+  EngineState& e = engines_[engine];
+  TRNSIM_ASSIGN_OR_RETURN(reference::DebugPrint print,
+                          reference::CaptureDebugPrint(e.kind, inst, e.pc, *run_.state, *run_.hbm));
+  if (inst.ap[isa::kSrc].memory == isa::Memory::kHbm) hbm_read_bytes_ += print.data.size();
+  print.core = run_index_;
+  print.time_ps = scheduler_.Now();
+  if (debug_ != nullptr) debug_->Record(std::move(print));
+  return Status::Ok();
+}
+
 Status CoreModel::IssueTrigger(int engine, const Instruction& inst, uint32_t traced) {
   const isa::Engine kind = isa::Engine(engine);
   const uint32_t count = std::max<uint32_t>(1, inst.count);
@@ -322,6 +333,8 @@ void CoreModel::Try(int engine) {
   } else if (inst.opcode == Opcode::kSendRecv) {
     st = IssueSendRecv(engine, inst, traced);
     async = true;
+  } else if (inst.opcode == Opcode::kDebugPrint) {
+    st = IssueDebugPrint(engine, inst);
   } else {
     st = ApplyEffect(e.kind, inst, e.pc, *run_.state, *run_.hbm, next, ended);
   }

@@ -19,7 +19,9 @@
 // which blocks the host thread until the group has met; the engine itself moves on like a
 // dma_copy; the collectives of one engine land in issue order), or when the bytes have landed in
 // the peer core's SBUF for `sendrecv`, or when the core's own semaphore has reached its barrier
-// count for `core_barrier` (core_pair.cc; the engine issues nothing else until then). Every
+// count for `core_barrier` (core_pair.cc; the engine issues nothing else until then).
+// `debug_print` reads its src at issue (its effect) and completes like any synchronous
+// instruction; what it read goes to the execution's DebugOutput with the issue time. Every
 // semaphore or event change re-examines the blocked engines of the core at the same instant —
 // the peer core's changes to this core's semaphores included.
 //
@@ -33,6 +35,7 @@
 #include <string>
 
 #include "common/status.h"
+#include "simulator/core/debug_output.h"
 #include "simulator/core/dma_fabric.h"
 #include "simulator/core/execution.h"
 #include "simulator/core/trace.h"
@@ -57,6 +60,13 @@ class CoreModel {
   // execution, on the same scheduler; nullptr (the default): `core_barrier` and `sendrecv` are
   // execution errors. The peer must outlive the execution.
   void set_peer(CoreModel* peer) { peer_ = peer; }
+  // Where this core's debug_print instructions put what they read, as core `run_index` of the
+  // execution (debug_output.h); nullptr (the default): they are read and discarded. The output
+  // must outlive the execution.
+  void set_debug_output(DebugOutput* output, uint32_t run_index) {
+    debug_ = output;
+    run_index_ = run_index;
+  }
   int physical_core() const { return run_.core; }
 
   // Resets registers, accumulators, the stationary buffer, semaphores and events to their
@@ -114,6 +124,8 @@ class CoreModel {
   Status IssueCoreBarrier(int engine, const isa::Instruction& inst, uint32_t traced);
   Status IssueSendRecv(int engine, const isa::Instruction& inst, uint32_t traced);
   bool FinishPairBarrier(int engine);
+  // debug_print (docs/isa.md §7.10): reads src now and hands it to debug_.
+  Status IssueDebugPrint(int engine, const isa::Instruction& inst);
   Status NeedPeer(const isa::Instruction& inst) const;
   // The peer adds `value` to S[index] of this core now (a remote semaphore write landing).
   void RemoteSemAdd(uint32_t index, uint32_t value, TraceSource source);
@@ -144,6 +156,8 @@ class CoreModel {
   TimePs pe_weight_unit_free_ps_ = 0;  // the weight-load unit can start another load
   collective::CollectivePort* collectives_ = nullptr;
   CoreModel* peer_ = nullptr;
+  DebugOutput* debug_ = nullptr;
+  uint32_t run_index_ = 0;
   // core_barrier instructions issued on this core per semaphore (the k of the k-th barrier).
   std::array<uint32_t, 256> pair_barriers_{};
   std::unique_ptr<TraceRecorder> trace_;  // null unless tracing

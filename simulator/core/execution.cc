@@ -72,6 +72,8 @@ StatusOr<ExecutionResult> Execute(const ChipSpec& chip, std::span<const CoreRun>
     for (auto& c : cores) c->set_trace(options.trace);
   }
   for (auto& c : cores) c->set_collectives(options.collectives);
+  DebugOutput debug(options.debug_limits);
+  for (size_t i = 0; i < cores.size(); ++i) cores[i]->set_debug_output(&debug, uint32_t(i));
   // LNC=2 pairs: physical cores 2k and 2k+1 both in the run see each other.
   for (auto& c : cores)
     for (auto& d : cores)
@@ -110,6 +112,8 @@ StatusOr<ExecutionResult> Execute(const ChipSpec& chip, std::span<const CoreRun>
     return TimeoutError("deadlock: no engine can make progress and nothing is in flight: " + stuck);
   ExecutionResult result;
   result.events = events;
+  result.debug_prints = debug.Take();
+  result.debug_prints_dropped = debug.dropped();
   for (auto& c : cores) {
     result.cores.push_back(c->Stats(0));
     result.duration_ps = std::max(result.duration_ps, result.cores.back().duration_ps);

@@ -1,6 +1,7 @@
 // The chip model's entry point: runs one execution — one program per physical core, all cores
 // of one chip starting together — on a cycle-approximate model of NeuronCore-v3/v4 and returns
-// what each core did and how long it took (docs/chip-model.md).
+// what each core did and how long it took (docs/chip-model.md), and what its debug_print
+// instructions read (debug_output.h).
 //
 // Each core's five engine sequencers issue their streams in order and concurrently, stalling on
 // semaphore/event waits; every instruction occupies its engine for the cost model's cycles
@@ -34,6 +35,7 @@
 
 #include "common/status_or.h"
 #include "simulator/collective/collective_port.h"
+#include "simulator/core/debug_output.h"
 #include "simulator/core/trace.h"
 #include "simulator/dma/descriptor.h"
 #include "simulator/isa/engine.h"
@@ -67,6 +69,9 @@ struct ExecuteOptions {
   // Where `collective` instructions go (collective/collective_port.h). Null: a `collective`
   // instruction is an execution error (NRT_INVALID: the model was not loaded as a rank).
   collective::CollectivePort* collectives = nullptr;
+  // The device's debug buffer: what the execution's debug_print instructions may keep
+  // (debug_output.h); prints past it are counted in ExecutionResult::debug_prints_dropped.
+  DebugPrintLimits debug_limits;
 };
 
 struct EngineStats {
@@ -99,6 +104,11 @@ struct ExecutionResult {
   DurationPs duration_ps = 0;    // longest core
   std::vector<CoreStats> cores;  // in the order of `runs`
   uint64_t events = 0;           // scheduler events run (simulator speed)
+  // What the debug_print instructions read (docs/isa.md §7.10), in DebugOutput's order;
+  // DebugPrint::core is the index in `runs`. Past ExecuteOptions::debug_limits they are not
+  // kept but counted.
+  std::vector<reference::DebugPrint> debug_prints;
+  uint64_t debug_prints_dropped = 0;
 };
 
 // Runs `runs` (distinct cores of one chip described by `chip`) to completion.

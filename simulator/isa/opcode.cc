@@ -188,6 +188,10 @@ constexpr Row kRows[] = {
     // sendrecv: dst is in the peer core's SBUF; count = DMA queue, index = the peer semaphore.
     {Opcode::kSendRecv, "sendrecv", kAll, Ops(Out("dst", kS), In("src", kS)), Imms(),
      kFieldIndex | kFieldCount, 0, "queue", "peer_sem", C::kDma},
+    // ---- debug output: every engine (§7.10) ---------------------------------------------------
+    // debug_print: index = the prefix id (the subgraph's def.json "debug_prefixes").
+    {Opcode::kDebugPrint, "debug_print", kAll, Ops(None(), In("src", kSH)), Imms(), kFieldIndex, 0,
+     "", "prefix", C::kDma},
 };
 
 constexpr size_t kRowCount = sizeof(kRows) / sizeof(kRows[0]);

@@ -70,6 +70,8 @@ enum class Opcode : uint16_t {
   // LNC=2 pair: the two physical cores of one logical core (§7.9), legal on every engine.
   kCoreBarrier = 0x71,
   kSendRecv = 0x72,
+  // Debug output, legal on every engine (docs/isa.md §7.10).
+  kDebugPrint = 0x73,
 };
 
 // Instruction::flags bits. Which bits an opcode accepts is OpcodeInfo::flags.
@@ -90,6 +92,11 @@ inline constexpr int kFlagBits = 11;
 std::string_view FlagName(int bit);  // "accumulate", "first", ... for bit 0..kFlagBits-1
 
 inline constexpr int kMaxOperands = 5;
+
+// debug_print (§7.10): prefix ids index the subgraph's prefix table (NEFF def.json
+// "debug_prefixes"); one print reads at most kMaxDebugPrintBytes.
+inline constexpr uint32_t kMaxDebugPrefixes = 65536;
+inline constexpr uint64_t kMaxDebugPrintBytes = uint64_t{64} << 20;
 inline constexpr int kMaxImms = 4;
 
 enum class Access : uint8_t { kRead, kWrite };

@@ -130,6 +130,7 @@ Status CheckAct(const Ops& o);          // validate_ops.cc
 Status CheckControl(const Ops& o);      // validate_ops.cc
 Status CheckCollective(const Ops& o);   // validate_ops.cc
 Status CheckPair(const Ops& o);         // validate_ops.cc (core_barrier, sendrecv)
+Status CheckDebugPrint(const Ops& o);   // validate_ops.cc
 Status CheckElementwise(const Ops& o);  // validate_vector.cc (DVE/POOL and shared ops)
 
 }  // namespace trnsim::isa::internal

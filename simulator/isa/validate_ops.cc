@@ -239,6 +239,23 @@ Status CheckPair(const Ops& o) {
   return Status::Ok();
 }
 
+// debug_print (§7.10): a prefix id the table can hold, and a src small enough to carry.
+Status CheckDebugPrint(const Ops& o) {
+  const Checker& c = o.c;
+  const Instruction& in = c.inst;
+  if (in.index >= kMaxDebugPrefixes) {
+    return c.Fail("prefix " + S(in.index) + " >= " + S(kMaxDebugPrefixes));
+  }
+  const AccessPattern& src = o.A(kSrc);
+  const uint64_t esize = static_cast<uint64_t>(DtypeSize(src.dtype));
+  const uint64_t elements = src.Elements();  // saturating
+  if (esize == 0 || elements > kMaxDebugPrintBytes / esize) {
+    return c.Fail("src " + Shape(src) + " " + std::string(DtypeShortName(src.dtype)) +
+                  " is more than a debug print carries (" + S(kMaxDebugPrintBytes) + " bytes)");
+  }
+  return Status::Ok();
+}
+
 Status CheckOpcodeRules(const Checker& c) {
   Ops o{c};
   switch (c.inst.opcode) {
@@ -255,6 +272,8 @@ Status CheckOpcodeRules(const Checker& c) {
     case Opcode::kCoreBarrier:
     case Opcode::kSendRecv:
       return CheckPair(o);
+    case Opcode::kDebugPrint:
+      return CheckDebugPrint(o);
     default:
       break;
   }

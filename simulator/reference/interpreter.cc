@@ -2,6 +2,7 @@
 #include "simulator/reference/interpreter.h"
 
 #include <string>
+#include <utility>
 
 #include "simulator/dma/descriptor.h"
 #include "simulator/isa/text.h"
@@ -171,6 +172,10 @@ Status Execute(Engine e, const Instruction& inst, size_t pc, CoreState& s, HbmVi
           "execution error: collective needs the other ranks of its replica group, which only "
           "the chip model reaches (through a collective port); the reference interpreter runs "
           "one core alone");
+    case Opcode::kDebugPrint:
+      return InvalidError(
+          "execution error: debug_print is executed by its caller, which keeps what it reads "
+          "(CaptureDebugPrint)");
     case Opcode::kCoreBarrier:
     case Opcode::kSendRecv:
       return InvalidError("execution error: " + std::string(isa::Mnemonic(inst.opcode)) +
@@ -259,7 +264,15 @@ StatusOr<RunResult> Run(std::span<const isa::Program> programs, CoreState& s, Hb
       BeginInstruction(s, e);
       size_t next = 0;
       bool end = false;
-      Status st = Execute(e, inst, pc[ei], s, hbm, options.descriptors, next, end);
+      Status st;
+      if (inst.opcode == Opcode::kDebugPrint) {
+        StatusOr<DebugPrint> print = CaptureDebugPrint(e, inst, pc[ei], s, hbm);
+        st = print.status();
+        if (print.ok()) result.debug_prints.push_back(std::move(*print));
+        next = pc[ei] + 1;
+      } else {
+        st = Execute(e, inst, pc[ei], s, hbm, options.descriptors, next, end);
+      }
       if (!st.ok()) return Status(st.code(), Where(e, pc[ei], inst) + ": " + st.message());
       ApplyUpdates(inst, s, isa::UpdateWhen::kComplete);
       ++result.steps;

@@ -7,7 +7,9 @@
 // updates, then its effect, then its @complete updates. DMA (dma_copy) lands at issue; so does
 // dma_trigger desc=D count=N: descriptors D..D+N-1 of the engine's table (RunOptions::
 // descriptors) run in id order, each followed at once by its completion (S[semaphore] +=
-// semaphore_increment, E[event] = 1). The run ends when every engine with a program has
+// semaphore_increment, E[event] = 1). debug_print reads its src at issue into
+// RunResult::debug_prints (debug_print.h), in the order the instructions execute. The run ends
+// when every engine with a program has
 // executed notify_end. Deadlock, a step budget overrun, an out-of-bounds access, a dma_trigger
 // id that is not in the table, or an opcode the interpreter does not execute yet is a non-OK
 // Status (never UB, never a silent no-op).
@@ -26,6 +28,7 @@
 #include "simulator/isa/instruction.h"
 #include "simulator/isa/limits.h"
 #include "simulator/numerics/float_formats.h"
+#include "simulator/reference/debug_print.h"
 
 namespace trnsim::simulator::dma {
 struct DescriptorTable;  // simulator/dma/descriptor.h (which includes this header)
@@ -101,6 +104,8 @@ struct RunOptions {
 struct RunResult {
   uint64_t steps = 0;  // instructions executed
   std::array<uint64_t, isa::kEngineCount> executed{};
+  // What each debug_print read, in execution order (engine, pc set; core and time_ps 0).
+  std::vector<DebugPrint> debug_prints;
 };
 
 // Runs `programs` (at most one per engine) to completion. Registers, the ACT accumulators and
@@ -121,7 +126,8 @@ void ApplySyncUpdate(CoreState& state, isa::UpdateOp op, uint32_t index, uint32_
 // Executes the effect of instruction `pc` of `engine` — control, synchronisation opcodes'
 // own effect, dma_copy (its bytes land at once), datapath — but not its waits or @read/@complete
 // updates: the chip model applies those on its own timeline. Sets `next` to the next pc and
-// `ended` on notify_end. dma_trigger is the caller's (it needs the descriptor table).
+// `ended` on notify_end. dma_trigger is the caller's (it needs the descriptor table), and so is
+// debug_print (CaptureDebugPrint: the caller keeps what it read): both are NRT_INVALID here.
 Status ExecuteInstruction(isa::Engine engine, const isa::Instruction& inst, size_t pc,
                           CoreState& state, HbmView& hbm, size_t& next, bool& ended);
 

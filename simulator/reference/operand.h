@@ -33,6 +33,9 @@ class Operand {
   void WriteIntBits(uint64_t k, uint32_t v) const;  // truncated to the dtype's width
   void WriteRaw(uint64_t k, uint64_t bits) const;
   int32_t PatternValue(uint64_t k) const;
+  // Where element k's bytes are in memory (not for a pattern): with an innermost stride of 1,
+  // the elements from k to the end of its innermost run follow it contiguously.
+  const uint8_t* ElementAddress(uint64_t k) const { return Addr(k); }
 
  private:
   uint8_t* Addr(uint64_t k) const;

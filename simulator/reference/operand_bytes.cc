@@ -1,5 +1,6 @@
 #include "simulator/reference/operand_bytes.h"
 
+#include <cstring>
 #include <string>
 
 #include "simulator/isa/text.h"
@@ -30,6 +31,16 @@ StatusOr<std::vector<uint8_t>> ReadOperandBytes(const isa::AccessPattern& ap, Co
   TRNSIM_ASSIGN_OR_RETURN(Operand op, Operand::Bind(ap, 0, state, hbm));
   const size_t esize = size_t(isa::DtypeSize(ap.dtype));
   std::vector<uint8_t> out(op.elements() * esize);
+  const int inner = ap.num_dims - 1;
+  if (!op.is_pattern() && ap.strides[inner] == 1) {
+    // Unit-stride innermost runs are contiguous in memory: one copy per run (the host is
+    // little-endian, so memory order is the element bytes' order).
+    const uint64_t run = ap.sizes[inner];
+    for (uint64_t k = 0; k < op.elements(); k += run) {
+      std::memcpy(out.data() + k * esize, op.ElementAddress(k), run * esize);
+    }
+    return out;
+  }
   for (uint64_t k = 0; k < op.elements(); ++k) {
     const uint64_t bits = op.ReadRaw(k);
     for (size_t b = 0; b < esize; ++b) out[k * esize + b] = uint8_t(bits >> (8 * b));

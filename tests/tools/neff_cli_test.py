@@ -133,6 +133,34 @@ def case_corrupt(doc, work):
     open(bad, "wb").write(read(neff)[:-100])
     r = run("verify", bad)
     expect(r.returncode == 1 and "data_size" in r.stdout, f"verify reports truncation: {r.stdout!r}")
+    # debug_print (docs/isa.md §7.10): inspect shows the prefix table; verify refuses a print whose
+    # prefix is not in it.
+    src = os.path.join(work, "print.s")
+    with open(src, "w") as f:
+        f.write('.debug_prefix 0 "tile \\x22a\\x22"\n.engine act\n'
+                "debug_print src=sbuf[p0:4, 0 + [8 x 1]] bf16 prefix=0\nnotify_end code=0\n")
+    good = os.path.join(work, "print.neff")
+    r = run("asm", src, "-o", good)
+    expect(r.returncode == 0, f"asm a debug_print: {r.stderr}")
+    r = run("verify", good)
+    expect(r.returncode == 0 and r.stdout.startswith("ok: "), f"verify a debug_print: {r.stdout}")
+    r = run("inspect", "--json", good)
+    expect(r.returncode == 0 and json.loads(r.stdout)["subgraphs"][0]["debug_prefixes"] == ['tile "a"'],
+           f"inspect --json debug_prefixes: {r.stdout}")
+    r = run("inspect", good)
+    expect(r.returncode == 0 and 'debug prefix 0 "tile \\"a\\""' in r.stdout, f"inspect text: {r.stdout}")
+    d = os.path.join(work, "print.unpacked")
+    expect(run("unpack", good, d).returncode == 0, "unpack the debug_print NEFF")
+    def_json = os.path.join(d, "payload", "sg00", "def.json")
+    j = json.load(open(def_json))
+    del j["debug_prefixes"]
+    json.dump(j, open(def_json, "w"))
+    expect(run("pack", d, "-o", bad).returncode == 0, "pack without the prefix table")
+    r = run("verify", bad)
+    lines = r.stdout.strip().splitlines()
+    expect(r.returncode == 1 and len(lines) == 1 and "instruction 0 (debug_print): prefix 0 is not in "
+           "sg00/def.json debug_prefixes (0 entries)" in lines[0],
+           f"verify reports the missing prefix on one line: {r.stdout!r}")
 
 
 def one_error_line(r, command, what):

@@ -97,6 +97,50 @@ std::optional<std::string> ParseQuoted(std::string_view s) {
   return std::string(inner);
 }
 
+std::string QuoteEscaped(std::string_view text) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out = "\"";
+  for (char c : text) {
+    const auto b = static_cast<unsigned char>(c);
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '"' || b < 0x20 || b == 0x7f) {
+      out += "\\x";
+      out += kDigits[b >> 4];
+      out += kDigits[b & 0xF];
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::optional<std::string> ParseQuotedEscaped(std::string_view s) {
+  if (s.size() < 2 || s.front() != '"' || s.back() != '"') return std::nullopt;
+  std::string_view inner = s.substr(1, s.size() - 2);
+  std::string out;
+  for (size_t i = 0; i < inner.size(); ++i) {
+    char c = inner[i];
+    if (c == '"') return std::nullopt;
+    if (c != '\\') {
+      out += c;
+      continue;
+    }
+    if (i + 1 < inner.size() && inner[i + 1] == '\\') {
+      out += '\\';
+      ++i;
+      continue;
+    }
+    // "\xNN": the backslash at i, 'x' at i + 1, the digits at i + 2 and i + 3.
+    if (i + 3 >= inner.size() || inner[i + 1] != 'x') return std::nullopt;
+    std::optional<std::vector<uint8_t>> byte = ParseHex(inner.substr(i + 2, 2));
+    if (!byte || byte->size() != 1) return std::nullopt;
+    out += static_cast<char>((*byte)[0]);
+    i += 3;
+  }
+  return out;
+}
+
 std::string Hex(std::span<const uint8_t> bytes) {
   static constexpr char kDigits[] = "0123456789abcdef";
   std::string s;

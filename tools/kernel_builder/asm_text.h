@@ -26,6 +26,11 @@ std::optional<std::vector<uint32_t>> ParseShape(std::string_view s);
 std::optional<std::vector<int64_t>> ParseIntList(std::string_view s);
 // "\"text\"" -> text (no escapes; the text may not contain '"').
 std::optional<std::string> ParseQuoted(std::string_view s);
+// Any bytes as a quoted string that Tokenize keeps whole: '\\' for a backslash, '\xNN' for '"'
+// and for control bytes (below 0x20, and 0x7f); every other byte as itself.
+std::string QuoteEscaped(std::string_view text);
+// The inverse; nullopt when not quoted, on a raw '"' inside, or on a malformed escape.
+std::optional<std::string> ParseQuotedEscaped(std::string_view s);
 
 std::string Hex(std::span<const uint8_t> bytes);
 std::optional<std::vector<uint8_t>> ParseHex(std::string_view s);

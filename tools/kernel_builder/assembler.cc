@@ -120,6 +120,15 @@ Status Directive(AsmState& s, std::string_view text) {
     return Status::Ok();
   }
   if (d == ".queue_set") return internal::DirectiveQueueSet(s, t);
+  if (d == ".debug_prefix") {
+    auto id = t.size() == 3 ? asmtext::ParseUint(t[1]) : std::nullopt;
+    auto text = t.size() == 3 ? asmtext::ParseQuotedEscaped(t[2]) : std::nullopt;
+    if (!id || !text || *id > UINT32_MAX) {
+      return s.Error(".debug_prefix takes ID \"TEXT\" (escapes: \\\\ and \\xNN)");
+    }
+    Status added = s.core().debug_prefixes().Append(static_cast<uint32_t>(*id), *text);
+    return added.ok() ? added : s.Error(".debug_prefix: " + added.message());
+  }
   if (d == ".engine") {
     if (t.size() < 2) return s.Error(".engine takes pe, act, dve, pool or sp");
     auto e = isa::EngineFromName(t[1]);

@@ -114,6 +114,14 @@ StatusOr<neff::Subgraph> KernelBuilder::BuildSubgraph(const Core& core,
   }
   for (int e = 0; e < isa::kEngineCount; ++e) {
     for (size_t i = 0; i < s[e].size(); ++i) {
+      // A debug_print names an entry of this core's prefix table.
+      if (s[e][i].opcode == Opcode::kDebugPrint && s[e][i].index >= core.debug_prefixes().size()) {
+        return InvalidError(neff::SubgraphDirName(static_cast<size_t>(k)) + " " +
+                            std::string(isa::EngineName(static_cast<isa::Engine>(e))) + "[" +
+                            std::to_string(i) + "] (debug_print): prefix " +
+                            std::to_string(s[e][i].index) + " is not in the core's " +
+                            std::to_string(core.debug_prefixes().size()) + " debug prefixes");
+      }
       for (const isa::AccessPattern& ap : s[e][i].ap) {
         if (ap.memory != isa::Memory::kHbm) continue;
         std::string where = neff::SubgraphDirName(static_cast<size_t>(k)) + " " +
@@ -141,6 +149,7 @@ StatusOr<neff::Subgraph> KernelBuilder::BuildSubgraph(const Core& core,
   sg.def_name = core.def_name;
   sg.def_version = core.def_version;
   sg.queue_sets = core.queue_sets();
+  sg.debug_prefixes = core.debug_prefixes().entries();
   for (const VarDecl& v : vars_) {
     if (v.subgraph != -1 && v.subgraph != k) continue;
     sg.variables.push_back(v.var);

@@ -9,7 +9,8 @@ Core::Core(int index, const isa::IsaLimits* limits, Diagnostics* diagnostics)
       psum_(isa::Memory::kPsum, limits->partitions, limits->psum_bytes_per_partition,
             limits->psum_bank_bytes) {
   for (int e = 0; e < isa::kEngineCount; ++e) {
-    streams_.emplace_back(index, static_cast<isa::Engine>(e), limits, diagnostics);
+    streams_.emplace_back(index, static_cast<isa::Engine>(e), limits, diagnostics,
+                          &debug_prefixes_);
   }
 }
 
@@ -69,7 +70,7 @@ bool Core::touched() const {
     if (s.declared()) return true;
   }
   return sbuf_.bytes_in_use() > 0 || psum_.bytes_in_use() > 0 || !queue_sets_.empty() ||
-         !reserved_.empty() || !deps_.empty();
+         !reserved_.empty() || !deps_.empty() || debug_prefixes_.size() > 0;
 }
 
 }  // namespace trnsim::kb

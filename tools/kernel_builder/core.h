@@ -1,5 +1,6 @@
 // Core: one physical core of the kernel — one NEFF subgraph (sg00, sg01 for LNC=2): its five
-// engine streams, its SBUF and PSUM allocators, its semaphores, DMA queue sets and descriptors.
+// engine streams, its SBUF and PSUM allocators, its semaphores, DMA queue sets and descriptors,
+// and its debug_print prefixes.
 //
 // Dependencies between instructions of the core are recorded with KernelBuilder::Depend and
 // turned into semaphores when the kernel is built (sync.h). Semaphores a kernel plumbs by hand
@@ -17,6 +18,7 @@
 #include "common/status_or.h"
 #include "runtime/neff/neff.h"
 #include "tools/kernel_builder/allocator.h"
+#include "tools/kernel_builder/debug_prefixes.h"
 #include "tools/kernel_builder/stream.h"
 #include "tools/kernel_builder/sync.h"
 
@@ -68,6 +70,10 @@ class Core {
   EngineFiles& files(isa::Engine engine) { return files_[static_cast<int>(engine)]; }
   const EngineFiles& files(isa::Engine engine) const { return files_[static_cast<int>(engine)]; }
 
+  // ---- debug_print prefixes (def.json "debug_prefixes"; Stream::DebugPrint adds to it) -------
+  DebugPrefixTable& debug_prefixes() { return debug_prefixes_; }
+  const DebugPrefixTable& debug_prefixes() const { return debug_prefixes_; }
+
   // def.json "name" / "version" (empty: absent).
   std::string def_name;
   std::string def_version;
@@ -85,6 +91,7 @@ class Core {
   std::vector<Dependency> deps_;
   std::vector<neff::QueueSet> queue_sets_;
   std::array<EngineFiles, isa::kEngineCount> files_;
+  DebugPrefixTable debug_prefixes_;
 };
 
 }  // namespace trnsim::kb

@@ -179,6 +179,10 @@ StatusOr<std::string> Disassemble(const neff::Neff& n, const DisassembleOptions&
       for (const neff::Variable& v : sg.variables) out += VariableLine(n, sg, v);
     }
     for (const neff::QueueSet& q : sg.queue_sets) out += QueueSetLine(q);
+    for (size_t i = 0; i < sg.debug_prefixes.size(); ++i) {
+      out += ".debug_prefix " + std::to_string(i) + " " +
+             asmtext::QuoteEscaped(sg.debug_prefixes[i]) + "\n";
+    }
     for (const neff::EngineProgram& e : sg.engines) {
       auto engine = static_cast<isa::Engine>(e.engine);
       std::string stem(neff::EngineFileStem(e.engine));

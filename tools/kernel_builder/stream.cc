@@ -27,8 +27,13 @@ void SetScalar(Instruction& inst, int slot, const Scalar& value) {
   if (imm >= 0) inst.imm[imm] = value.bits();
 }
 
-Stream::Stream(int core, isa::Engine engine, const isa::IsaLimits* limits, Diagnostics* diagnostics)
-    : core_(core), engine_(engine), limits_(limits), diagnostics_(diagnostics) {}
+Stream::Stream(int core, isa::Engine engine, const isa::IsaLimits* limits, Diagnostics* diagnostics,
+               DebugPrefixTable* prefixes)
+    : core_(core),
+      engine_(engine),
+      limits_(limits),
+      diagnostics_(diagnostics),
+      prefixes_(prefixes) {}
 
 std::string Stream::Where(int index) const {
   char buf[64];
@@ -213,6 +218,16 @@ InstRef Stream::SendRecv(const isa::AccessPattern& dst, const isa::AccessPattern
   i.index = static_cast<uint32_t>(peer_semaphore);
   i.count = static_cast<uint8_t>(queue);
   i.ap[isa::kDst] = dst;
+  i.ap[isa::kSrc] = src;
+  return Emit(i);
+}
+
+InstRef Stream::DebugPrint(std::string_view prefix, const isa::AccessPattern& src) {
+  StatusOr<uint32_t> id = prefixes_->Intern(prefix);
+  if (!id.ok()) return Fail(InvalidError(Where(size()) + id.status().message()));
+  Instruction i;
+  i.opcode = Opcode::kDebugPrint;
+  i.index = *id;
   i.ap[isa::kSrc] = src;
   return Emit(i);
 }

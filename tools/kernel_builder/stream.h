@@ -14,11 +14,13 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/status_or.h"
 #include "simulator/collective/collective_port.h"
 #include "simulator/isa/encoding.h"
+#include "tools/kernel_builder/debug_prefixes.h"
 #include "tools/kernel_builder/diagnostics.h"
 
 namespace trnsim::kb {
@@ -70,7 +72,9 @@ struct ActArgs {
 
 class Stream {
  public:
-  Stream(int core, isa::Engine engine, const isa::IsaLimits* limits, Diagnostics* diagnostics);
+  // `prefixes` is the core's debug-prefix table (DebugPrint adds to it); it outlives the stream.
+  Stream(int core, isa::Engine engine, const isa::IsaLimits* limits, Diagnostics* diagnostics,
+         DebugPrefixTable* prefixes);
 
   int core() const { return core_; }
   isa::Engine engine() const { return engine_; }
@@ -139,6 +143,14 @@ class Stream {
   InstRef SendRecv(const isa::AccessPattern& dst, const isa::AccessPattern& src, int peer_semaphore,
                    int queue = 0);
 
+  // ---- debug output (stream.cc) ---------------------------------------------------------------
+  // debug_print (docs/isa.md §7.10): at issue, reads `src` (SBUF or HBM: a Tile's ap(), an
+  // HbmTensor's Whole() or any block of either) and emits one debug event labelled `prefix` —
+  // NKI's nl.device_print(prefix, tensor). The event's shape is src's [rows, free sizes...].
+  // The prefix goes into the core's table (at most 511 bytes, no NUL). Completes like any
+  // synchronous instruction of this engine; Depend on the instruction that wrote src first.
+  InstRef DebugPrint(std::string_view prefix, const isa::AccessPattern& src);
+
   // ---- PE (stream_ops.cc) -------------------------------------------------------------------
   InstRef LoadStationary(const isa::AccessPattern& stationary);
   // multiply_moving: dst (PSUM) [+]= stationary^T . moving. `first`/`last` mark the
@@ -180,6 +192,7 @@ class Stream {
   isa::Engine engine_;
   const isa::IsaLimits* limits_;
   Diagnostics* diagnostics_;
+  DebugPrefixTable* prefixes_;
   std::vector<isa::Instruction> instructions_;
   bool declared_ = false;
   bool has_branches_ = false;

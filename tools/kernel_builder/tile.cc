@@ -1,5 +1,7 @@
 #include "tools/kernel_builder/tile.h"
 
+#include <cstdint>
+
 namespace trnsim::kb {
 namespace {
 
@@ -80,6 +82,36 @@ isa::AccessPattern HbmTensor::BlockTransposed(int64_t row, int nrows, int64_t co
 isa::AccessPattern HbmTensor::ap(int64_t first, uint16_t nrows, int32_t row_stride,
                                  Dims dims) const {
   return isa::HbmAp(var_id, first * isa::DtypeSize(dtype), dtype, nrows, row_stride, dims);
+}
+
+StatusOr<isa::AccessPattern> HbmTensor::Whole() const {
+  if (shape.empty()) return InvalidError("tensor '" + name + "' has no shape");
+  std::vector<uint32_t> dims = shape;
+  if (dims.size() == 1) dims.insert(dims.begin(), 1);
+  if (dims.size() > 1 + static_cast<size_t>(isa::kMaxFreeDims)) {
+    return InvalidError("tensor '" + name + "' has " + std::to_string(shape.size()) +
+                        " dimensions; an access pattern has at most " +
+                        std::to_string(1 + isa::kMaxFreeDims));
+  }
+  for (uint32_t d : dims) {
+    if (d == 0 || d > 0xFFFF) {
+      return InvalidError("tensor '" + name + "': dimension " + std::to_string(d) +
+                          " is not 1..65535");
+    }
+  }
+  isa::AccessPattern out = isa::HbmAp(var_id, 0, dtype, static_cast<uint16_t>(dims[0]), 0, {});
+  int64_t stride = 1;
+  for (size_t d = dims.size() - 1; d >= 1; --d) {
+    out.sizes[d - 1] = static_cast<uint16_t>(dims[d]);
+    out.strides[d - 1] = static_cast<int32_t>(stride);
+    stride *= dims[d];
+    if (stride > INT32_MAX) {
+      return InvalidError("tensor '" + name + "' is too large for one access pattern's strides");
+    }
+  }
+  out.num_dims = static_cast<uint8_t>(dims.size() - 1);
+  out.partition_stride = static_cast<int32_t>(stride);
+  return out;
 }
 
 }  // namespace trnsim::kb

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/status_or.h"
 #include "simulator/isa/access_pattern.h"
 
 namespace trnsim::kb {
@@ -58,6 +59,11 @@ struct HbmTensor {
   isa::AccessPattern BlockTransposed(int64_t row, int nrows, int64_t col, int ncols) const;
   // Any pattern: `nrows` rows of `row_stride` elements from element `first`, then free dims.
   isa::AccessPattern ap(int64_t first, uint16_t nrows, int32_t row_stride, Dims dims) const;
+  // The whole tensor keeping its shape: rows = shape[0] and one free dim per later dimension,
+  // row-major (a 1-D [n] tensor is one row of n) — what debug_print needs to report the shape
+  // as declared. NRT_INVALID for more than 5 dimensions, a dimension over 65535, or an
+  // untyped (shapeless) tensor.
+  StatusOr<isa::AccessPattern> Whole() const;
 };
 
 }  // namespace trnsim::kb

@@ -93,6 +93,7 @@ Json NeffJson(const neff::Neff& n, std::span<const uint8_t> payload, const isa::
                          {"variables", vars},
                          {"queue_sets", queues},
                          {"engines", engines},
+                         {"debug_prefixes", sg.debug_prefixes},
                          {"files", sg.files.size()}});
   }
   return Json{{"header", HeaderJson(n.header, payload)},
@@ -139,6 +140,11 @@ void PrintText(const Json& j) {
     for (const Json& q : sg["queue_sets"]) {
       std::printf("  queue set %s type %s x%s\n", q["name"].get<std::string>().c_str(),
                   q["type"].get<std::string>().c_str(), q["num_queues"].dump().c_str());
+    }
+    for (size_t i = 0; i < sg["debug_prefixes"].size(); ++i) {
+      std::printf("  debug prefix %zu %s\n", i,
+                  sg["debug_prefixes"][i].dump(-1, ' ', false, Json::error_handler_t::replace)
+                      .c_str());
     }
     for (const Json& e : sg["engines"]) {
       std::printf("  engine %-4s %-7s %6s instructions %4s descriptors %8s bytes%s\n",

@@ -4,7 +4,8 @@
 //   tensors); every engine stream — in trnsim's encoding, decoding and validating for the chip,
 //   encoded for the engine whose file holds it — and the stream's references into the NEFF:
 //   HBM operands name a variable of the subgraph and stay inside it, dma_trigger names
-//   descriptors of the engine's JSON.
+//   descriptors of the engine's JSON, debug_print names a prefix of the subgraph's
+//   def.json "debug_prefixes".
 // When the container cannot be read, the streams found in the tar are still decoded.
 // Exit status 0 (and "ok: ..." on stdout) when there is no problem, else 1.
 #include <cstdio>
@@ -72,6 +73,11 @@ size_t CheckStream(const std::string& where, std::span<const uint8_t> bytes,
         p->Add(at, "reaches byte " + std::to_string(range->hi) + " of var" +
                        std::to_string(ap.var_id) + " (" + std::to_string(it->second) + " bytes)");
       }
+    }
+    if (inst.opcode == isa::Opcode::kDebugPrint && inst.index >= sg->debug_prefixes.size()) {
+      p->Add(at, "prefix " + std::to_string(inst.index) + " is not in " + sg->name +
+                     "/def.json debug_prefixes (" + std::to_string(sg->debug_prefixes.size()) +
+                     " entries)");
     }
     if (inst.opcode == isa::Opcode::kDmaTrigger) {
       for (uint32_t d = 0; d < inst.count; ++d) {

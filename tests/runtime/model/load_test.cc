@@ -157,6 +157,29 @@ TEST_F(LoadTest, CorruptTrnsimStreamIsInvalidNamingWhere) {
   EXPECT_EQ(BytesUsed(0), 0u);
 }
 
+TEST_F(LoadTest, DebugPrintsMustNameAPrefixOfTheirSubgraph) {
+  isa::Instruction print;
+  print.opcode = isa::Opcode::kDebugPrint;
+  print.index = 1;
+  print.ap[isa::kSrc] = isa::SbufAp(0, 1, 0, isa::Dtype::kFloat32, {{4, 1}});
+  isa::Instruction end;
+  end.opcode = isa::Opcode::kNotifyEnd;
+  const std::vector<isa::Instruction> program = {print, end};
+  std::vector<uint8_t> stream =
+      isa::EncodeStream(isa::Engine::kAct, program, isa::LimitsFor(chip())).value();
+  neff::Neff neff = EmptyNeff();
+  neff.subgraphs[0].engines = {Engine(EngineKind::kAct, stream)};
+  neff.subgraphs[0].debug_prefixes = {"only one"};
+  Status status = LoadStatus(neff);
+  EXPECT_EQ(status.code(), StatusCode::kInvalid);
+  EXPECT_THAT(status.message(),
+              HasSubstr("sg00 engine Activation (Activation.bin): instruction 0 (debug_print): "
+                        "prefix 1 is not one of the subgraph's 1 debug prefixes"));
+  EXPECT_EQ(BytesUsed(0), 0u);
+  neff.subgraphs[0].debug_prefixes.push_back("the second");
+  EXPECT_NE(MustLoad(std::move(neff)), nullptr);
+}
+
 TEST_F(LoadTest, StreamForAnotherEngineIsInvalid) {
   neff::Neff neff = EmptyNeff();
   neff.subgraphs[0].engines = {Engine(EngineKind::kPe, NopStream(isa::Engine::kSp, chip()))};

@@ -366,3 +366,43 @@ TEST(NeffValidation, NeffJsonTensorsFromBytes) {
 
 }  // namespace
 }  // namespace trnsim::neff
+
+namespace trnsim::neff {
+namespace {
+
+// def.json "debug_prefixes": the debug_print prefix table (docs/neff.md).
+TEST(NeffValidation, DebugPrefixes) {
+  Neff n = MinimalNeff();
+  n.subgraphs[0].debug_prefixes = {"layer 1", "", "ünïcode \"quoted\"", std::string(511, 'x')};
+  StatusOr<std::vector<uint8_t>> bytes = WriteNeff(n);
+  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  StatusOr<Neff> back = ReadNeff(*bytes);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->subgraphs[0].debug_prefixes, n.subgraphs[0].debug_prefixes);
+
+  n.subgraphs[0].debug_prefixes = {"ok", std::string(512, 'x')};
+  EXPECT_THAT(WriteError(n), HasSubstr("sg00/def.json: debug_prefixes[1]: 512 bytes, more than "
+                                       "511"));
+  n.subgraphs[0].debug_prefixes = {std::string("a\0b", 3)};
+  EXPECT_THAT(WriteError(n), HasSubstr("debug_prefixes[0]: a NUL character at byte 1"));
+  n.subgraphs[0].debug_prefixes.assign(65537, "p");
+  EXPECT_THAT(WriteError(n), HasSubstr("debug_prefixes: 65537 prefixes, more than 65536"));
+
+  // From bytes: the JSON types, and the same value rules.
+  auto read_error = [](const std::string& prefixes) {
+    auto members = MinimalMembers();
+    std::string def = members["sg00/def.json"];
+    def.insert(def.find('{') + 1, "\"debug_prefixes\": " + prefixes + ", ");
+    members["sg00/def.json"] = def;
+    StatusOr<Neff> r = ReadNeff(NeffFromMembers(members));
+    return r.ok() ? std::string("ok") : r.status().message();
+  };
+  EXPECT_EQ(read_error(R"(["a", "b"])"), "ok");
+  EXPECT_THAT(read_error(R"("a")"), HasSubstr("sg00/def.json: debug_prefixes"));
+  EXPECT_THAT(read_error(R"(["a", 3])"), HasSubstr("debug_prefixes[1]"));
+  EXPECT_THAT(read_error(R"(["a\u0000"])"), HasSubstr("a NUL character at byte 1"));
+  EXPECT_THAT(read_error("[\"" + std::string(600, 'y') + "\"]"), HasSubstr("600 bytes"));
+}
+
+}  // namespace
+}  // namespace trnsim::neff

@@ -5,13 +5,16 @@
 // engines, with the kernel builder's semaphores ordering every read-after-write, write-after-read
 // and write-after-write hazard — race-free, so any difference is a chip-model bug (wrong issue
 // order, an update applied at the wrong time, a fast path that rounds differently).
-// Also: the chip model is deterministic — identical times and statistics run after run.
+// Also: the chip model is deterministic — identical times and statistics run after run — and
+// every debug_print reads the same bytes in both.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "simulator/core/execution.h"
@@ -97,7 +100,22 @@ neff::Neff RandomProgram(uint64_t seed, const std::string& chip, int tasks,
                          {kCols * 4, kParts},
                          Dtype::kFloat32};
   };
+  // debug_print draws from a stream of its own, so the rest of each program is what it was
+  // before prints existed.
+  std::mt19937_64 print_rng(seed ^ 0x9e3779b97f4a7c15ull);
   for (int i = 0; i < tasks; ++i) {
+    if (print_rng() % 3 == 0) {  // a print of a tile (or an `in` block) on any engine
+      const int t = int(print_rng() % (kTiles + 1));
+      kb::Stream& s = c.stream(isa::Engine(print_rng() % isa::kEngineCount));
+      const std::string prefix = "p" + std::to_string(print_rng() % 4);
+      if (t < kTiles) {
+        read(s.DebugPrint(prefix, tiles[t].ap()), t);
+      } else {
+        const int blk = int(print_rng() % 4);
+        read(s.DebugPrint(prefix, in.Block(blk * kParts, kParts, 0, kCols)),
+             kTiles + kPsumTiles + blk);
+      }
+    }
     const int a = pick(kTiles), b = pick(kTiles), d = pick(kTiles);
     switch (pick(10)) {
       case 9: {  // dma_trigger of 1-2 descriptors HBM -> SBUF (copy/cast, add, fma, min, max)
@@ -269,7 +287,7 @@ class GoldenModelTest : public ::testing::TestWithParam<std::string> {};
 TEST_P(GoldenModelTest, RandomProgramsMatchTheReferenceByteForByte) {
   const ChipSpec& chip = Chip(GetParam());
   const isa::IsaLimits limits = isa::LimitsFor(chip);
-  size_t descriptors = 0;
+  size_t descriptors = 0, prints = 0;
   for (uint64_t seed = 1; seed <= 40; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     dma::DescriptorTable table;
@@ -294,8 +312,27 @@ TEST_P(GoldenModelTest, RandomProgramsMatchTheReferenceByteForByte) {
     EXPECT_TRUE(golden.state.sem == model.state.sem) << "semaphores differ";
     for (const auto& [id, bytes] : golden.hbm.vars)
       EXPECT_TRUE(bytes == model.hbm.vars[id]) << "HBM variable " << id << " differs";
+    // Every debug_print read the same bytes (the reference in round-robin order, the chip model
+    // in time order: compare by engine and pc).
+    auto by_site = [](const reference::DebugPrint& a, const reference::DebugPrint& b) {
+      return std::tie(a.engine, a.pc) < std::tie(b.engine, b.pc);
+    };
+    std::vector<reference::DebugPrint> want_prints = want->debug_prints;
+    std::vector<reference::DebugPrint> got_prints = got->debug_prints;
+    std::sort(want_prints.begin(), want_prints.end(), by_site);
+    std::sort(got_prints.begin(), got_prints.end(), by_site);
+    ASSERT_EQ(want_prints.size(), got_prints.size());
+    for (size_t i = 0; i < want_prints.size(); ++i) {
+      EXPECT_EQ(want_prints[i].prefix_id, got_prints[i].prefix_id);
+      EXPECT_EQ(want_prints[i].shape, got_prints[i].shape);
+      EXPECT_TRUE(want_prints[i].data == got_prints[i].data)
+          << "debug_print " << isa::EngineName(want_prints[i].engine) << " pc "
+          << want_prints[i].pc << " read different bytes";
+    }
+    prints += got_prints.size();
   }
   EXPECT_GT(descriptors, 40u) << "the programs exercise dma_trigger";
+  EXPECT_GT(prints, 100u) << "the programs exercise debug_print";
 }
 
 TEST_P(GoldenModelTest, StochasticRoundingMatchesTheReference) {

@@ -50,12 +50,12 @@ TEST(OpcodeTableTest, EngineCounts) {
       if (info.engines & EngineBit(static_cast<Engine>(e))) ++per_engine[e];
     }
   }
-  EXPECT_EQ(AllOpcodes().size(), 44u);
-  EXPECT_EQ(per_engine[static_cast<int>(Engine::kPe)], 21);
-  EXPECT_EQ(per_engine[static_cast<int>(Engine::kAct)], 23);
-  EXPECT_EQ(per_engine[static_cast<int>(Engine::kDve)], 35);
-  EXPECT_EQ(per_engine[static_cast<int>(Engine::kPool)], 26);
-  EXPECT_EQ(per_engine[static_cast<int>(Engine::kSp)], 18);
+  EXPECT_EQ(AllOpcodes().size(), 45u);
+  EXPECT_EQ(per_engine[static_cast<int>(Engine::kPe)], 22);
+  EXPECT_EQ(per_engine[static_cast<int>(Engine::kAct)], 24);
+  EXPECT_EQ(per_engine[static_cast<int>(Engine::kDve)], 36);
+  EXPECT_EQ(per_engine[static_cast<int>(Engine::kPool)], 27);
+  EXPECT_EQ(per_engine[static_cast<int>(Engine::kSp)], 19);
   // collective: appended at 0x70, on every engine, issued like a DMA.
   const OpcodeInfo* cc = FindOpcode(uint16_t{0x70});
   ASSERT_NE(cc, nullptr);
@@ -73,7 +73,16 @@ TEST(OpcodeTableTest, EngineCounts) {
   EXPECT_EQ(sendrecv->mnemonic, "sendrecv");
   EXPECT_EQ(sendrecv->engines, kAllEngines);
   EXPECT_EQ(sendrecv->cost_class, CostClass::kDma);
-  EXPECT_EQ(FindOpcode(uint16_t{0x73}), nullptr);
+  // debug_print: appended at 0x73, on every engine, issued like a DMA; src only, in slot 1.
+  const OpcodeInfo* print = FindOpcode(uint16_t{0x73});
+  ASSERT_NE(print, nullptr);
+  EXPECT_EQ(print->mnemonic, "debug_print");
+  EXPECT_EQ(print->engines, kAllEngines);
+  EXPECT_EQ(print->cost_class, CostClass::kDma);
+  EXPECT_EQ(print->operands[kDst].presence, Presence::kNone);
+  EXPECT_EQ(print->operands[kSrc].name, "src");
+  EXPECT_EQ(print->index_name, "prefix");
+  EXPECT_EQ(FindOpcode(uint16_t{0x74}), nullptr);
 }
 
 TEST(OpcodeTableTest, SamplesAreValid) {

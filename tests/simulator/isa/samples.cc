@@ -411,6 +411,22 @@ std::vector<Sample> Samples() {
     Instruction i = Make(Opcode::kCoreBarrier);
     add(Engine::kAct, i);
   }
+  // ---- debug output: an SBUF tile, an HBM tensor with a register offset, on two engines ------
+  {
+    Instruction i = Make(Opcode::kDebugPrint);
+    i.index = 3;
+    i.ap[1] = SbufAp(32, 32, 1024, kBf16, {{4, 64}, {16, 1}});
+    AddWait(i, {WaitKind::kSemaphore, CmpOp::kGe, 5, 1});
+    AddUpdate(i, {UpdateOp::kSemAdd, UpdateWhen::kComplete, 6, 1});
+    add(Engine::kDve, i);
+  }
+  {
+    Instruction i = Make(Opcode::kDebugPrint);
+    i.ap[1] = HbmAp(4, 8, Dtype::kInt64, 2, 32, {{2, 4}, {3, 1}});
+    i.ap[1].offset_reg = 2;
+    i.ap[1].reg_stride_bytes = 64;
+    add(Engine::kPe, i);
+  }
   Instruction end = Make(Opcode::kNotifyEnd);
   end.index = 42;
   add(Engine::kSp, end);

@@ -175,6 +175,31 @@ TEST(TextTest, PairForms) {
   }
 }
 
+TEST(TextTest, DebugPrintForm) {
+  Instruction print{Opcode::kDebugPrint};
+  print.index = 7;
+  print.ap[1] = HbmAp(3, 64, Dtype::kFloat8E4, 4, 32, {{2, 16}, {16, 1}});
+  AddWait(print, {WaitKind::kSemaphore, CmpOp::kGe, 1, 2});
+  const std::string text =
+      "wait S[1] >= 2 debug_print src=hbm[var3 + 64, [4 x 32, 2 x 16, 16 x 1]] fp8e4 prefix=7";
+  EXPECT_EQ(FormatInstruction(print), text);
+  StatusOr<Instruction> back = ParseInstruction(text);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(*back, print);
+  StatusOr<Instruction> zero = ParseInstruction("debug_print src=sbuf[p0:1, 0 + [4 x 1]] int32");
+  ASSERT_TRUE(zero.ok()) << zero.status().ToString();  // prefix defaults to 0
+  EXPECT_EQ(zero->index, 0u);
+  for (const char* bad : {"debug_print src=sbuf[p0:1, 0 + [4 x 1]] int32 prefix=-1",
+                          "debug_print dst=sbuf[p0:1, 0 + [4 x 1]] int32",
+                          "debug_print src=sbuf[p0:1, 0 + [4 x 1]] int32 queue=1"}) {
+    EXPECT_FALSE(ParseInstruction(bad).ok()) << bad;
+  }
+  // Parsing checks syntax only; a debug_print without src is refused by validation.
+  StatusOr<Instruction> bare = ParseInstruction("debug_print prefix=1");
+  ASSERT_TRUE(bare.ok()) << bare.status().ToString();
+  EXPECT_FALSE(Validate(*bare, LimitsFor(simulator::Trainium2Spec())).ok());
+}
+
 TEST(TextTest, LenientInput) {
   // Shorthand dims, plain PSUM byte offsets, omitted defaults, keys in any order, comments.
   StatusOr<Instruction> a = ParseInstruction(

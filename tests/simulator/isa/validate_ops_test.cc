@@ -294,6 +294,48 @@ TEST(ValidateTest, PairRules) {
   for (const Case& c : cases) Check(c);
 }
 
+TEST(ValidateTest, DebugPrintRules) {
+  constexpr Opcode kDP = Opcode::kDebugPrint;
+  const Case cases[] = {
+      {"prefix id", kDP, [](I& i, E&) { i.index = 65536; }, "prefix 65536 >= 65536"},
+      {"no src", kDP, [](I& i, E&) { i.ap[1] = AccessPattern{}; }, "operand src is required"},
+      {"a dst", kDP,
+       [](I& i, E&) {
+         i.ap[0] = SbufAp(0, 1, 0, Dtype::kFloat32, {{1, 1}});
+       },
+       "operand slot 0 is not used"},
+      {"psum src", kDP,
+       [](I& i, E&) {
+         i.ap[1] = PsumAp(0, 64, 0, Dtype::kFloat32, {{256, 1}});
+       },
+       "memory psum is not allowed"},
+      {"too large", kDP,
+       [](I& i, E&) {
+         i.ap[1] = HbmAp(1, 0, Dtype::kUint64, 65535, 0, {{65535, 0}, {65535, 0}});
+       },
+       "more than a debug print carries (67108864 bytes)"},
+      {"64 MiB + 1 element", kDP,
+       [](I& i, E&) {
+         i.ap[1] = HbmAp(1, 0, Dtype::kUint8, 1025, 65536, {{64, 1024}, {1024, 1}});
+       },
+       "more than a debug print carries"},
+      {"fields", kDP, [](I& i, E&) { i.count = 1; }, "count is unused"},
+      {"flags", kDP, [](I& i, E&) { i.flags = kFlagNegate; }, "flag negate"},
+      {"imm", kDP, [](I& i, E&) { i.imm[0] = 1; }, "imm0 is unused"},
+  };
+  for (const Case& c : cases) Check(c);
+  // Exactly 64 MiB passes, on any engine, in any dtype (64-bit included), SBUF or HBM.
+  I big{kDP};
+  big.ap[1] = HbmAp(1, 0, Dtype::kUint8, 1024, 65536, {{64, 1024}, {1024, 1}});
+  big.index = 65535;
+  for (int e = 0; e < kEngineCount; ++e) {
+    EXPECT_TRUE(ValidateForEngine(static_cast<Engine>(e), big, Trn2()).ok()) << e;
+  }
+  I tile{kDP};
+  tile.ap[1] = SbufAp(0, 128, 0, Dtype::kFloat8E5, {{2, 1}});
+  EXPECT_TRUE(ValidateForEngine(Engine::kPool, tile, Trn2()).ok());
+}
+
 TEST(ValidateTest, CollectiveShapesThatPass) {
   I i{Opcode::kCollective};
   i.imm[1] = 1;

@@ -60,12 +60,22 @@ INSTANTIATE_TEST_SUITE_P(
         Case{".dma id=0\n", "outside an .engine section", 1},
         Case{".engine sp\nx: nop\nx: nop\n", "bound twice", 3},
         Case{".input a fp32 [4, 4\n", "unbalanced", 1},
+        Case{".debug_prefix 0\n", "takes ID \"TEXT\"", 1},
+        Case{".debug_prefix x \"a\"\n", "takes ID \"TEXT\"", 1},
+        Case{".debug_prefix 0 \"bad \\q escape\"\n", "takes ID \"TEXT\"", 1},
+        Case{".debug_prefix 0 \"cut \\x4\"\n", "takes ID \"TEXT\"", 1},
+        Case{".debug_prefix 1 \"first\"\n", "out of order: the next is 0", 1},
+        Case{".debug_prefix 0 \"nul \\x00\"\n", "NUL", 1},
+        Case{".debug_prefix 0 \"a\"\n.debug_prefix 0 \"b\"\n", "the next is 1", 2},
         // Whole-NEFF errors found at the end name the file and the engine.
         Case{".engine sp\nnop\n", "must end with notify_end", 0},
         Case{".engine sp\nbranch r0 < 1 -> nowhere\nnotify_end code=0\n", "never bound", 0},
         Case{".engine sp\ndma_copy dst=hbm[var0 + 0, [1 x 0, 4 x 1]] fp32 src=sbuf[p0:1, 0 + [4 x "
              "1]] fp32 queue=0\nnotify_end code=0\n",
-             "var0", 0}));
+             "var0", 0},
+        Case{".engine sp\ndebug_print src=sbuf[p0:1, 0 + [4 x 1]] fp32 prefix=0\nnotify_end "
+             "code=0\n",
+             "prefix 0 is not in the core's 0 debug prefixes", 0}));
 
 TEST(AssemblerErrorsTest, UnknownChip) {
   AssembleOptions o;

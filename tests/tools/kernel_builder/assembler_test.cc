@@ -30,6 +30,8 @@ constexpr char kEverything[] = R"(# every directive
 .scratch only0 128 id=20
 .queue_set qin type=in num_queues=2 owner=sp semaphore=7 semaphore_set=8,9 instances=i0,i1 fabric=alt
 .queue_set qout type=out pinned
+.debug_prefix 0 "layer \x22out\x22 #1"
+.debug_prefix 1 "back\\slash \x09tab"
 .engine sp json=SyncE.json instr=SyncE.bin
 .dma id=0 queue=qin semaphore=7 from=x from_off=0 from_steps=2,128 from_sizes=128,128 from_dtype=bfloat16 to=tmp to_steps=2 to_sizes=4096 to_dtype=bfloat16
 .dma id=1 instance=i1 event=3 remote_semaphores=1,2 op=fma scale=0.5 scale_dtype=float32 tiling=2 section_start function_start=f0 from=w to=tmp
@@ -45,6 +47,8 @@ done:
   wait S[7] >= 8 notify_end code=0
 .engine act
 .act_tables gelu_and_others,natural_log_exp_and_others
+debug_print src=sbuf[p0:128, 0 + [64 x 1]] bf16 prefix=1
+debug_print src=hbm[var4 + 0, [128 x 64, 64 x 1]] bf16 prefix=0
 notify_end code=0
 .engine dve
 .dve_table control=c.bin datapath=d.bin opcode=o.bin
@@ -123,6 +127,9 @@ TEST_F(AssemblerTest, EveryDirective) {
   EXPECT_EQ(sg0.engines[0].activation_function_sets.size(), 2u);
   EXPECT_TRUE(n.subgraphs[1].engines[0].json_file.empty());
   EXPECT_EQ(sg0.engines[1].dve_tables.size(), 1u);
+  EXPECT_EQ(sg0.debug_prefixes,
+            (std::vector<std::string>{"layer \"out\" #1", "back\\slash \ttab"}));
+  EXPECT_TRUE(n.subgraphs[1].debug_prefixes.empty());
   EXPECT_TRUE(neff::ReadNeff(neff::WriteNeff(n).value()).ok());
 }
 

@@ -255,3 +255,70 @@ TEST(BuilderTest, PairHelpersOnAnLnc2Kernel) {
 
 }  // namespace
 }  // namespace trnsim::kb
+
+namespace trnsim::kb {
+namespace {
+
+TEST(BuilderTest, DebugPrintInternsPrefixesPerCore) {
+  KernelBuilder k({"prints", "trn2", 2});
+  HbmTensor x = k.AddInput("x", kF32, {2, 3, 4}).value();
+  Core& c0 = k.core(0);
+  Tile t = c0.AllocSbuf("t", isa::Dtype::kBfloat16, 16, 8).value();
+  InstRef a = c0.act().DebugPrint("tile", t.ap());
+  InstRef b = c0.pool().DebugPrint("x", x.Whole().value());
+  InstRef again = c0.sp().DebugPrint("tile", t.Cols(0, 4).ap());
+  InstRef other = k.core(1).dve().DebugPrint("only on core 1", x.Block(0, 6, 0, 4));
+  ASSERT_TRUE(a.valid() && b.valid() && again.valid() && other.valid()) << k.status().ToString();
+  neff::Neff n = k.Build().value();
+  EXPECT_EQ(n.subgraphs[0].debug_prefixes, (std::vector<std::string>{"tile", "x"}));
+  EXPECT_EQ(n.subgraphs[1].debug_prefixes, (std::vector<std::string>{"only on core 1"}));
+  isa::Program pool = Decode(n, 0, isa::Engine::kPool);
+  const isa::Instruction& print = pool.instructions[0];
+  EXPECT_EQ(print.opcode, isa::Opcode::kDebugPrint);
+  EXPECT_EQ(print.index, 1u);
+  // Whole() keeps the declared shape [2, 3, 4]: rows 2 of 12, free dims 3 x 4 row-major.
+  EXPECT_EQ(isa::FormatAccessPattern(print.ap[isa::kSrc]),
+            "hbm[var0 + 0, [2 x 12, 3 x 4, 4 x 1]] fp32");
+  EXPECT_EQ(Decode(n, 0, isa::Engine::kSp).instructions[0].index, 0u);  // "tile" again
+  EXPECT_EQ(Decode(n, 1, isa::Engine::kDve).instructions[0].index, 0u);
+  // The table survives the container.
+  neff::Neff back = neff::ReadNeff(neff::WriteNeff(n).value()).value();
+  EXPECT_EQ(back.subgraphs[0].debug_prefixes, n.subgraphs[0].debug_prefixes);
+}
+
+TEST(BuilderTest, DebugPrintRefusals) {
+  {
+    KernelBuilder k;
+    Tile t = k.core(0).AllocSbuf("t", kF32, 4, 4).value();
+    EXPECT_FALSE(k.core(0).sp().DebugPrint(std::string(512, 'p'), t.ap()).valid());
+    EXPECT_NE(k.status().message().find("at most 511"), std::string::npos) << k.status().message();
+    EXPECT_FALSE(k.Build().ok());
+  }
+  {
+    KernelBuilder k;
+    Tile t = k.core(0).AllocSbuf("t", kF32, 4, 4).value();
+    EXPECT_FALSE(k.core(0).sp().DebugPrint(std::string("a\0b", 3), t.ap()).valid());
+    EXPECT_NE(k.status().message().find("NUL"), std::string::npos) << k.status().message();
+  }
+  {
+    KernelBuilder k;  // PSUM is not a debug_print source (§7.10)
+    Tile p = k.core(0).AllocPsum("p", kF32, 4, 4).value();
+    EXPECT_FALSE(k.core(0).act().DebugPrint("psum", p.ap()).valid());
+    EXPECT_NE(k.status().message().find("memory psum is not allowed"), std::string::npos)
+        << k.status().message();
+  }
+  KernelBuilder k;
+  EXPECT_TRUE(k.core(0).sp().DebugPrint(std::string(511, 'p'),
+                                        k.AddInput("x", kF32, {4}).value().Whole().value())
+                  .valid())
+      << k.status().ToString();
+  // Whole() refusals: no shape, too many dimensions, a dimension over 65535.
+  EXPECT_FALSE(k.AddScratch("s", 64).value().Whole().ok());
+  EXPECT_FALSE(k.AddInput("r6", kF32, {1, 1, 1, 1, 1, 2}).value().Whole().ok());
+  EXPECT_FALSE(k.AddInput("wide", kF32, {2, 70000}).value().Whole().ok());
+  EXPECT_EQ(isa::FormatAccessPattern(k.AddInput("v", kF32, {5}).value().Whole().value()),
+            "hbm[var4 + 0, [1 x 5, 5 x 1]] fp32");
+}
+
+}  // namespace
+}  // namespace trnsim::kb
