@@ -31,6 +31,7 @@ enum class EnvVar : int {
   kInstance,            // TRNSIM_INSTANCE
   kDaemon,              // TRNSIM_DAEMON
   kToken,               // TRNSIM_TOKEN
+  kTokenFile,           // TRNSIM_TOKEN_FILE
   kTlsCa,               // TRNSIM_TLS_CA
   kTlsServerName,       // TRNSIM_TLS_SERVER_NAME
   kExecTimeout,         // NEURON_RT_EXEC_TIMEOUT
@@ -52,6 +53,8 @@ enum class EnvVar : int {
   kFailOnNan,                     // NEURON_FAIL_ON_NAN
   kAsyncExecMaxInflight,          // NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS
   kFaults,                        // TRNSIM_FAULTS (docs/faults.md)
+  kListenPid,                     // LISTEN_PID (systemd socket activation; neurond only)
+  kListenFds,                     // LISTEN_FDS (systemd socket activation; neurond only)
   kCount,
 };
 
