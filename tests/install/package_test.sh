@@ -6,7 +6,10 @@
 # 2. Control fields (dpkg-deb -f): Package, Version, Architecture, and Depends naming the
 #    runtime packages of gRPC, protobuf and abseil (computed by dpkg-shlibdeps).
 # 3. Control files (dpkg-deb -e): postinst, prerm, postrm executable and `sh -n` clean;
-#    conffiles lists the two /etc files.
+#    conffiles lists the two /etc files. Then the scripts run (install, upgrade, remove, purge)
+#    in a private mount namespace over an empty tmpfs /etc, with stubs for the commands that
+#    change the system: group created once, token 64 hex digits root:neuron 0640 kept over an
+#    upgrade and removed by purge only, ldconfig run (skipped without root or unshare).
 # 4. Contents (dpkg-deb -x): opt/trnsim/ holds exactly what `cmake --install` lays out (so
 #    nothing installed is missing from the package), the system files are exactly the
 #    ld.so.conf.d entry, /etc/default/neurond, the two units and the tmpfiles.d entry, and the
@@ -71,6 +74,50 @@ for script in postinst prerm postrm; do
 done
 [[ $(sort "$work/control/conffiles" 2>/dev/null) == $'/etc/default/neurond\n/etc/ld.so.conf.d/trnsim.conf' ]] ||
   fail "conffiles: $(cat "$work/control/conffiles" 2>/dev/null)"
+
+# 3b. The maintainer scripts run, in a private mount namespace whose /etc is an empty tmpfs (the
+#     machine's /etc is never touched), with the commands that change the system (getent,
+#     groupadd, chown, ldconfig, systemctl, systemd-tmpfiles) replaced by stubs that log.
+if [[ $(id -u) -eq 0 ]] && unshare -m true 2>/dev/null; then
+  stubs="$work/stubs" state="$work/stub-state"
+  mkdir -p "$stubs" "$state"
+  stub() { printf '#!/bin/sh\n%s\n' "$2" > "$stubs/$1"; chmod +x "$stubs/$1"; }
+  stub getent "[ \"\$1 \$2\" = 'group neuron' ] && [ -f '$state/group' ]"
+  stub groupadd "echo \"groupadd \$*\" >> '$state/log'; touch '$state/group'"
+  for command in chown ldconfig systemctl systemd-tmpfiles; do
+    stub "$command" "echo \"$command \$*\" >> '$state/log'"
+  done
+  cat > "$work/scripts_test.sh" <<SCRIPT
+set -eu
+mount -t tmpfs tmpfs /etc
+export PATH="$stubs:/usr/bin:/bin"
+control="$work/control" log="$state/log" token=/etc/trnsim/neurond.token
+sh "\$control/postinst" configure
+first=\$(cat "\$token")
+echo "\$first" | grep -qx '[0-9a-f]\{64\}' || { echo "FAIL postinst: token '\$first'"; exit 1; }
+[ "\$(stat -c %a "\$token")" = 640 ] || { echo "FAIL postinst: token mode \$(stat -c %a "\$token")"; exit 1; }
+grep -qx 'groupadd --system neuron' "\$log" || { echo "FAIL postinst: no groupadd"; exit 1; }
+grep -qx "chown root:neuron \$token" "\$log" || { echo "FAIL postinst: token not given to neuron"; exit 1; }
+grep -qx 'ldconfig ' "\$log" || { echo "FAIL postinst: no ldconfig"; exit 1; }
+# An upgrade: the group exists, the token is kept.
+sh "\$control/prerm" upgrade
+sh "\$control/postrm" upgrade
+sh "\$control/postinst" configure
+[ "\$(cat "\$token")" = "\$first" ] || { echo "FAIL postinst: the token changed on upgrade"; exit 1; }
+[ "\$(grep -c groupadd "\$log")" = 1 ] || { echo "FAIL postinst: groupadd although the group exists"; exit 1; }
+sh "\$control/prerm" remove
+sh "\$control/postrm" remove
+[ -s "\$token" ] || { echo "FAIL postrm remove deleted the token"; exit 1; }
+sh "\$control/postrm" purge
+[ ! -e "\$token" ] && [ ! -e /etc/trnsim ] || { echo "FAIL postrm purge left /etc/trnsim"; exit 1; }
+echo scripts-ok
+SCRIPT
+  if ! out=$(unshare -m sh "$work/scripts_test.sh" 2>&1) || [[ $out != *scripts-ok ]]; then
+    fail "maintainer scripts: $out"
+  fi
+else
+  echo "package.deb: SKIPPED running the maintainer scripts (needs root and unshare -m)"
+fi
 
 # 4. Contents.
 root="$work/root"
