@@ -11,7 +11,7 @@ FUZZ_SECONDS  ?= 60
 FUZZ_MAX_LEN  ?= 65536
 FUZZ_CORPUS   := tests/fuzz/corpus/neff_reader
 
-.PHONY: all deps configure build run test sanitize fuzz fuzz-long bench install format clean
+.PHONY: all deps configure build run test sanitize fuzz fuzz-long bench install deb format clean
 
 all: build
 
@@ -28,10 +28,16 @@ build: configure
 # installed headers and library, as on /opt/aws/neuron) runs the attention and MLP sample NEFFs
 # on an emulated trn2, checks every output against the reference math and, with
 # TRNSIM_EXEC_REPORT=1, logs the simulated time and per-engine utilisation of each execution.
-RUN_PREFIX := $(abspath $(BUILD_DIR))/run-install
-RUN_NEFFS  := $(RUN_PREFIX)/share/trnsim/neff
-run: build
-	@cmake --install $(BUILD_DIR) --prefix $(RUN_PREFIX) > /dev/null
+# It builds only what it runs: libnrt (target nrt) and the sample NEFFs, and installs only the
+# install components `libnrt` and `samples` (packaging/CMakeLists.txt) — no tools, tests or
+# benchmarks.
+RUN_PREFIX  := $(abspath $(BUILD_DIR))/run-install
+RUN_NEFFS   := $(RUN_PREFIX)/share/trnsim/neff
+RUN_TARGETS := nrt trnsim_sample_neffs
+run: configure
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target $(RUN_TARGETS)
+	@cmake --install $(BUILD_DIR) --prefix $(RUN_PREFIX) --component libnrt > /dev/null
+	@cmake --install $(BUILD_DIR) --prefix $(RUN_PREFIX) --component samples > /dev/null
 	@$(CC) -std=c11 -O2 -Wall -Wextra tools/first_app/first_app.c -I $(RUN_PREFIX)/include \
 	  -L $(RUN_PREFIX)/lib -lnrt -lm -o $(BUILD_DIR)/first_app
 	@NEURON_LOGICAL_NC_CONFIG=1 TRNSIM_EXEC_REPORT=1 LD_LIBRARY_PATH=$(RUN_PREFIX)/lib \
@@ -69,10 +75,17 @@ fuzz-long: fuzz
 bench: build
 	@for b in $(BUILD_DIR)/bench/*_bench; do echo "== $$b"; $$b; done
 
-# Install like /opt/aws/neuron: PREFIX/lib/libnrt.so{,.1}, PREFIX/include/nrt/...
+# Install like /opt/aws/neuron: PREFIX/lib/libnrt.so{,.1}, PREFIX/include/nrt/..., PREFIX/bin
+# (programs find PREFIX/lib through their RUNPATH $ORIGIN/../lib), PREFIX/share.
 PREFIX ?= $(CURDIR)/install
 install: build
 	@cmake --install $(BUILD_DIR) --prefix $(PREFIX)
+
+# The Debian package $(BUILD_DIR)/trnsim_<version>_amd64.deb: everything `make install` lays
+# out, under /opt/trnsim, plus the ld.so.conf.d entry, the neurond systemd units and the
+# maintainer scripts (docs/install.md).
+deb: build
+	@cd $(BUILD_DIR) && cpack -G DEB
 
 format:
 	@git ls-files '*.cc' '*.h' | xargs clang-format -i

@@ -47,6 +47,10 @@ constexpr EnvVarInfo kTable[] = {
     {EnvVar::kToken, "TRNSIM_TOKEN", EnvType::kString, "",
      "trnsim only: the token neurond asks for, when it was started with --token-file; a wrong "
      "or missing one fails nrt_init with NRT_INVALID."},
+    {EnvVar::kTokenFile, "TRNSIM_TOKEN_FILE", EnvType::kString, "",
+     "trnsim only: a file whose first line is the token for TRNSIM_DAEMON (e.g. the package's "
+     "/etc/trnsim/neurond.token, readable by group neuron); TRNSIM_TOKEN wins when both are set. "
+     "An unreadable or empty file fails nrt_init with NRT_INVALID naming it."},
     {EnvVar::kTlsCa, "TRNSIM_TLS_CA", EnvType::kString, "",
      "trnsim only: path of a PEM file of root certificates; when set, the connection to "
      "TRNSIM_DAEMON is TLS trusting only those (for a neurond started with --tls-cert/--tls-key). "
@@ -140,6 +144,12 @@ constexpr EnvVarInfo kTable[] = {
      "device_print, the debug_print instruction) is written to "
      "<dir>/<prefix>/core_<vnc>/<iteration>/ (tensor.npy, info.json) before nrt_execute returns, "
      "and nrt_debug_client_connect returns NRT_INVALID. docs/debug-stream.md."},
+    {EnvVar::kListenPid, "LISTEN_PID", EnvType::kInt, "",
+     "neurond only (systemd socket activation, sd_listen_fds(3)): the pid the passed sockets "
+     "are meant for; when it is neurond's, neurond serves the socket at fd 3."},
+    {EnvVar::kListenFds, "LISTEN_FDS", EnvType::kInt, "",
+     "neurond only (systemd socket activation): how many sockets systemd passed from fd 3 on; "
+     "neurond takes exactly one listening stream socket (unix or TCP)."},
 };
 static_assert(std::size(kTable) == static_cast<size_t>(EnvVar::kCount),
               "every EnvVar needs exactly one row");

@@ -31,6 +31,7 @@ enum class EnvVar : int {
   kInstance,                       // TRNSIM_INSTANCE
   kDaemon,                         // TRNSIM_DAEMON
   kToken,                          // TRNSIM_TOKEN
+  kTokenFile,                      // TRNSIM_TOKEN_FILE
   kTlsCa,                          // TRNSIM_TLS_CA
   kTlsServerName,                  // TRNSIM_TLS_SERVER_NAME
   kExecTimeout,                    // NEURON_RT_EXEC_TIMEOUT
@@ -55,6 +56,8 @@ enum class EnvVar : int {
   kFaults,                         // TRNSIM_FAULTS (docs/faults.md)
   kDebugStreamBufferSize,          // NEURON_RT_DEBUG_STREAM_BUFFER_SIZE (docs/debug-stream.md)
   kDebugOutputDir,                 // NEURON_RT_DEBUG_OUTPUT_DIR (docs/debug-stream.md)
+  kListenPid,                      // LISTEN_PID (systemd socket activation; neurond only)
+  kListenFds,                      // LISTEN_FDS (systemd socket activation; neurond only)
   kCount,
 };
 

@@ -3,6 +3,8 @@
 #include <charconv>
 #include <optional>
 
+#include "common/token_file.h"
+
 namespace trnsim::runtime {
 namespace {
 
@@ -61,6 +63,15 @@ StatusOr<std::vector<int>> ParseCoreList(std::string_view text) {
   return cores;
 }
 
+StatusOr<std::string> DaemonToken(const Environment& env) {
+  if (!env.Get(EnvVar::kToken).empty()) return std::string(env.Get(EnvVar::kToken));
+  const std::string_view path = env.Get(EnvVar::kTokenFile);
+  if (path.empty()) return std::string();
+  StatusOr<std::string> token = ReadTokenFile(std::string(path));
+  if (!token.ok()) return InvalidError("TRNSIM_TOKEN_FILE: " + token.status().message());
+  return token;
+}
+
 bool InstanceComesFromDaemon(const Environment& env) {
   std::optional<std::string_view> instance = env.Raw(EnvVar::kInstance);
   return !env.Get(EnvVar::kDaemon).empty() && (!instance.has_value() || instance->empty());
@@ -117,7 +128,7 @@ StatusOr<RuntimeConfig> ParseRuntimeConfig(const Environment& env,
   if (!env.Get(EnvVar::kDaemon).empty()) {
     config.backend = "remote";
     config.daemon_address = std::string(env.Get(EnvVar::kDaemon));
-    config.token = std::string(env.Get(EnvVar::kToken));
+    TRNSIM_ASSIGN_OR_RETURN(config.token, DaemonToken(env));
     config.tls_ca_file = std::string(env.Get(EnvVar::kTlsCa));
     config.tls_server_name = std::string(env.Get(EnvVar::kTlsServerName));
   }

@@ -10,6 +10,7 @@
 //    the daemon's instance type, which the caller asks the daemon for and passes in.
 //  - Faults: TRNSIM_FAULTS (driver/faults/fault_spec.h); malformed, or nc= not a visible
 //    logical core, is NRT_INVALID naming the rule.
+//  - Token (with TRNSIM_DAEMON only): DaemonToken below.
 #pragma once
 
 #include <string>
@@ -30,7 +31,7 @@ struct RuntimeConfig {
   int visible_vnc_count = 0;
   std::string backend = "sim";  // "remote" when TRNSIM_DAEMON is set
   std::string daemon_address;
-  std::string token;
+  std::string token;            // DaemonToken
   std::string tls_ca_file;      // TRNSIM_TLS_CA
   std::string tls_server_name;  // TRNSIM_TLS_SERVER_NAME
   std::string root_comm_id;     // NEURON_RT_ROOT_COMM_ID; empty: unset
@@ -48,6 +49,13 @@ bool InstanceComesFromDaemon(const Environment& env);
 StatusOr<RuntimeConfig> ParseRuntimeConfig(const Environment& env,
                                            const simulator::InstanceSpec* daemon_instance =
                                                nullptr);
+
+// The token a client presents to TRNSIM_DAEMON: TRNSIM_TOKEN when set and non-empty, else the
+// first line of the file TRNSIM_TOKEN_FILE names (common/token_file.h), else "" (a daemon
+// started without --token-file). Read when called (nrt_init, and the tools' observe), never
+// cached. A TRNSIM_TOKEN_FILE that cannot be read or is empty is NRT_INVALID naming the
+// variable and the file.
+StatusOr<std::string> DaemonToken(const Environment& env);
 
 // Parses a NEURON_RT_VISIBLE_CORES value into its sorted core indices. NRT_INVALID when
 // malformed, not increasing, or not contiguous.

@@ -45,7 +45,7 @@ StatusOr<std::unique_ptr<driver::Device>> OpenDaemonDevice(const Environment& en
   options.backend = "remote";
   options.instance = nullptr;
   options.address = std::string(env.Get(EnvVar::kDaemon));
-  options.token = std::string(env.Get(EnvVar::kToken));
+  TRNSIM_ASSIGN_OR_RETURN(options.token, DaemonToken(env));
   options.tls_ca_file = std::string(env.Get(EnvVar::kTlsCa));
   options.tls_server_name = std::string(env.Get(EnvVar::kTlsServerName));
   return OpenBackend(options);

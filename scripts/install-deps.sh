@@ -5,6 +5,8 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config binutils python3
+  python3-numpy python3-pytest pybind11-dev  # the Python parts (cmake/TrnsimPython.cmake)
+  dpkg-dev file systemd  # make deb (dpkg-shlibdeps), its test (systemd-analyze, socket activation)
   libgtest-dev libgmock-dev libbenchmark-dev
   libabsl-dev
   libprotobuf-dev protobuf-compiler libgrpc++-dev protobuf-compiler-grpc

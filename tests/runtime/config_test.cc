@@ -1,10 +1,13 @@
 // RuntimeConfig parsing: NEURON_RT_VISIBLE_CORES syntax, LNC selection, visible-core limits,
-// instance selection and the remote back end switch.
+// instance selection, the remote back end switch and its token (TRNSIM_TOKEN, TRNSIM_TOKEN_FILE).
 #include "runtime/config.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -219,6 +222,53 @@ TEST(ParseRuntimeConfigTest, DaemonSelectsRemoteBackend) {
   EXPECT_EQ(config.token, "t0k");
   EXPECT_EQ(MustParse({{"TRNSIM_DAEMON", ""}}).backend, "sim");  // empty counts as unset
   EXPECT_EQ(MustParse({{"TRNSIM_TOKEN", "t0k"}}).backend, "sim");
+}
+
+// TRNSIM_TOKEN_FILE: read when TRNSIM_TOKEN is not set; TRNSIM_TOKEN wins (the file is not even
+// read); a file that cannot be read or is empty fails with NRT_INVALID naming the variable and
+// the file; without TRNSIM_DAEMON neither is looked at.
+TEST(ParseRuntimeConfigTest, TokenFileIsReadWhenNoTokenIsGiven) {
+  char pattern[] = "/tmp/trnsim-config-XXXXXX";
+  ASSERT_NE(mkdtemp(pattern), nullptr);
+  const std::filesystem::path dir = pattern;
+  const std::string token_file = (dir / "neurond.token").string();
+  std::ofstream(token_file) << "from-the-file\n";
+  const std::string missing = (dir / "missing.token").string();
+  const std::map<std::string, std::string> daemon = {{"TRNSIM_DAEMON", "unix:/d"},
+                                                     {"TRNSIM_INSTANCE", "trn2.3xlarge"}};
+  auto with = [&](std::map<std::string, std::string> extra) {
+    extra.insert(daemon.begin(), daemon.end());
+    return extra;
+  };
+
+  EXPECT_EQ(MustParse(with({{"TRNSIM_TOKEN_FILE", token_file}})).token, "from-the-file");
+  EXPECT_EQ(MustParse(with({{"TRNSIM_TOKEN_FILE", token_file}, {"TRNSIM_TOKEN", "explicit"}}))
+                .token,
+            "explicit");
+  EXPECT_EQ(MustParse(with({{"TRNSIM_TOKEN_FILE", missing}, {"TRNSIM_TOKEN", "explicit"}})).token,
+            "explicit");
+  EXPECT_EQ(MustParse(with({{"TRNSIM_TOKEN_FILE", ""}})).token, "");
+  EXPECT_EQ(MustParse(daemon).token, "");
+  EXPECT_EQ(*DaemonToken(Environment::FromMap({{"TRNSIM_TOKEN_FILE", token_file}})),
+            "from-the-file");
+
+  StatusOr<RuntimeConfig> unreadable = Parse(with({{"TRNSIM_TOKEN_FILE", missing}}));
+  ASSERT_FALSE(unreadable.ok());
+  EXPECT_EQ(unreadable.status().code(), StatusCode::kInvalid);
+  EXPECT_THAT(unreadable.status().message(), HasSubstr("TRNSIM_TOKEN_FILE"));
+  EXPECT_THAT(unreadable.status().message(), HasSubstr(missing));
+  EXPECT_THAT(unreadable.status().message(), HasSubstr("No such file or directory"));
+
+  const std::string empty = (dir / "empty.token").string();
+  std::ofstream(empty) << "\n";
+  StatusOr<RuntimeConfig> blank = Parse(with({{"TRNSIM_TOKEN_FILE", empty}}));
+  ASSERT_FALSE(blank.ok());
+  EXPECT_EQ(blank.status().code(), StatusCode::kInvalid);
+  EXPECT_THAT(blank.status().message(), HasSubstr("is empty"));
+
+  // In-process (no TRNSIM_DAEMON) the token settings mean nothing and are not read.
+  EXPECT_EQ(MustParse({{"TRNSIM_TOKEN_FILE", missing}}).backend, "sim");
+  std::filesystem::remove_all(dir);
 }
 
 TEST(ParseRuntimeConfigTest, InstanceComesFromTheDaemonOnlyWhenUnset) {

@@ -4,6 +4,8 @@
 //   trnsim-demo              the instance selected by TRNSIM_INSTANCE / NEURON_* variables
 //   trnsim-demo --instances  every instance type trnsim emulates
 //   trnsim-demo --env        every environment variable trnsim reads
+//   trnsim-demo --version    trnsim's version (of the libnrt it runs with)
+//   trnsim-demo --help       this usage
 #include <nrt/nrt.h>
 #include <nrt/nrt_status.h>
 #include <nrt/nrt_version.h>
@@ -16,8 +18,18 @@
 
 #include "common/env.h"
 #include "simulator/spec/instance_spec.h"
+#include "tools/cli/libnrt_version_text.h"
 
 namespace {
+
+constexpr char kUsage[] =
+    "trnsim-demo: show the emulated instance and move data through its device memory\n"
+    "usage: trnsim-demo [--instances | --env | --version | --help]\n"
+    "  (no option)   the instance TRNSIM_INSTANCE / NEURON_* select, and a 64 MiB round trip\n"
+    "  --instances   every instance type trnsim emulates\n"
+    "  --env         every environment variable trnsim reads\n"
+    "  --version     trnsim's version\n"
+    "  --help        this text\n";
 
 int Fail(const char* what, NRT_STATUS status) {
   std::fprintf(stderr, "trnsim-demo: %s failed: %s (%d)\n", what, nrt_get_status_as_str(status),
@@ -75,7 +87,15 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--instances")) return ListInstances();
     if (!std::strcmp(argv[i], "--env")) return ListEnvironment();
-    std::fprintf(stderr, "usage: trnsim-demo [--instances | --env]\n");
+    if (!std::strcmp(argv[i], "--version")) {
+      std::printf("%s\n", trnsim::cli::LibnrtVersionText("trnsim-demo").c_str());
+      return 0;
+    }
+    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    std::fprintf(stderr, "trnsim-demo: unknown option '%s'\n%s", argv[i], kUsage);
     return 2;
   }
 

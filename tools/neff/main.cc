@@ -10,6 +10,8 @@
 #include <exception>
 #include <new>
 
+#include "runtime/version.h"
+#include "tools/cli/version_text.h"
 #include "tools/neff/commands.h"
 #include "tools/neff/files.h"
 
@@ -20,6 +22,10 @@ using namespace trnsim::neff_tool;
 int Run(int argc, char** argv) {
   CLI::App app{"neff: assemble, disassemble, inspect, unpack, pack and verify trnsim NEFFs"};
   app.require_subcommand(1);
+  app.set_version_flag("--version",
+                       trnsim::cli::VersionText("neff", trnsim::runtime::TrnsimVersion(),
+                                                trnsim::runtime::TrnsimGitHash()),
+                       "print the trnsim version and exit");
   const std::vector<std::string> chips = {"trn2", "trn3"};
 
   AsmArgs asm_args;

@@ -14,6 +14,8 @@
 #include <string>
 
 #include "common/env.h"
+#include "runtime/version.h"
+#include "tools/cli/version_text.h"
 #include "tools/neuron_ls/json_listing.h"
 #include "tools/neuron_ls/listing.h"
 #include "tools/neuron_ls/topology.h"
@@ -36,6 +38,10 @@ int Run(int argc, char** argv) {
                "list every process, including non-runtime ones such as neuron-ls itself");
   app.add_flag("-t,--topology", topology, "short table and the device topology drawing");
   app.add_flag("-j,--json-output", json, "output in JSON format");
+  app.set_version_flag("--version",
+                       trnsim::cli::VersionText("neuron-ls", trnsim::runtime::TrnsimVersion(),
+                                                trnsim::runtime::TrnsimGitHash()),
+                       "print the trnsim version and exit");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

@@ -27,6 +27,8 @@
 #include <thread>
 
 #include "common/env.h"
+#include "runtime/version.h"
+#include "tools/cli/version_text.h"
 #include "tools/neuron_monitor/metrics_server.h"
 #include "tools/neuron_monitor/monitor_config.h"
 #include "tools/neuron_monitor/prometheus_converter.h"
@@ -70,6 +72,10 @@ int Run(int argc, char** argv) {
   app.add_option("--prometheus-address", prometheus_address,
                  "address the Prometheus endpoint listens on (default 0.0.0.0)")
       ->needs(port_option);
+  app.set_version_flag("--version",
+                       trnsim::cli::VersionText("neuron-monitor", trnsim::runtime::TrnsimVersion(),
+                                                trnsim::runtime::TrnsimGitHash()),
+                       "print the trnsim version and exit");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

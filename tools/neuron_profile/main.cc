@@ -18,6 +18,7 @@
 #include <iostream>
 #include <iterator>
 
+#include "tools/cli/libnrt_version_text.h"
 #include "tools/neuron_profile/capture.h"
 #include "tools/neuron_profile/profile.h"
 #include "tools/neuron_profile/summary.h"
@@ -96,6 +97,8 @@ int View(const ViewArgs& args) {
 int Run(int argc, char** argv) {
   CLI::App app{"neuron-profile: capture and view trnsim device profiles"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", trnsim::cli::LibnrtVersionText("neuron-profile"),
+                       "print the trnsim version and exit");
 
   CaptureArgs capture;
   std::vector<std::string> pairs;

@@ -20,6 +20,7 @@
 
 #include "common/env.h"
 #include "runtime/version.h"
+#include "tools/cli/version_text.h"
 #include "tools/neuron_top/live_source.h"
 #include "tools/neuron_top/screen.h"
 #include "tools/neuron_top/terminal.h"
@@ -44,6 +45,10 @@ int Run(int argc, char** argv) {
   double period_s = 1.0;
   app.add_option("--refresh-period", period_s, "seconds between refreshes (default 1)")
       ->check(CLI::Range(0.1, 3600.0));
+  app.set_version_flag("--version",
+                       trnsim::cli::VersionText("neuron-top", trnsim::runtime::TrnsimVersion(),
+                                                trnsim::runtime::TrnsimGitHash()),
+                       "print the trnsim version and exit");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

@@ -6,7 +6,6 @@
 #include <openssl/x509.h>
 
 #include <cstdint>
-#include <fstream>
 #include <random>
 
 #include "driver/remote/tls.h"
@@ -22,18 +21,6 @@ std::unique_ptr<BIO, decltype(&BIO_free)> MemoryBio(std::string_view text) {
 }
 
 }  // namespace
-
-StatusOr<std::string> ReadTokenFile(const std::string& path) {
-  std::ifstream file(path);
-  if (!file) return InvalidError("cannot read the token file " + path);
-  std::string token;
-  std::getline(file, token);
-  while (!token.empty() && (token.back() == '\r' || token.back() == ' ' || token.back() == '\t')) {
-    token.pop_back();
-  }
-  if (token.empty()) return InvalidError("the token file " + path + " is empty");
-  return token;
-}
 
 bool TokensEqual(std::string_view expected, std::string_view given) {
   // Every byte of `given` is visited whatever the content; the length difference is folded in

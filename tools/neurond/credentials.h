@@ -1,8 +1,8 @@
 // neurond's secrets: the daemon's shared token (--token-file), the per-session keys it hands
 // out in Hello, and its TLS certificate and key (--tls-cert, --tls-key).
 //
-// ReadTokenFile reads the token as the file's first line (trailing whitespace dropped); an
-// unreadable or empty file is NRT_INVALID naming the path. TokensEqual compares in time that
+// The token file is read by trnsim::ReadTokenFile (common/token_file.h, shared with clients'
+// TRNSIM_TOKEN_FILE). TokensEqual compares in time that
 // depends only on the lengths, never on where the first difference is, so a client cannot find
 // the token byte by byte by timing refusals. NewSessionKey returns 128 bits from the system's
 // random source (std::random_device) as 32 lower-case hex digits.
@@ -35,7 +35,6 @@ struct TlsKeyPair {
   std::string private_key_pem;
 };
 
-StatusOr<std::string> ReadTokenFile(const std::string& path);
 bool TokensEqual(std::string_view expected, std::string_view given);
 std::string NewSessionKey();
 

@@ -11,6 +11,33 @@ namespace {
 // Room for a chunk's framing and the other fields of a message that carries one.
 constexpr int kMaxMessageBytes = static_cast<int>(driver::remote::kChunkBytes) + 64 * 1024;
 
+// The checks of an inherited socket (daemon.h); returns the address the daemon reports.
+StatusOr<std::string> CheckInherited(const DaemonOptions& options) {
+  const InheritedSocket& socket = *options.inherited;
+  if (!options.tls.certificate_chain_pem.empty() || !options.tls.private_key_pem.empty()) {
+    return InvalidError(
+        "TLS (--tls-cert/--tls-key) cannot be served on the socket systemd passed (" +
+        socket.address +
+        "): gRPC adds such connections in plaintext only; use a unix socket, or "
+        "let neurond listen itself");
+  }
+  if (!socket.loopback && !options.allow_remote) {
+    return InvalidError("the socket systemd passed listens on " + socket.address +
+                        ", which is not loopback; pass --allow-remote to serve beyond this host");
+  }
+  if (!options.listen.empty()) {
+    TRNSIM_ASSIGN_OR_RETURN(std::string listen,
+                            ParseListenAddress(options.listen, options.allow_remote));
+    if (listen != socket.address) {
+      return InvalidError("--listen " + listen + " is not the socket systemd passed (" +
+                          socket.address +
+                          "): make NEUROND_LISTEN and the .socket unit's "
+                          "ListenStream= name the same address");
+    }
+  }
+  return socket.address;
+}
+
 }  // namespace
 
 StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
@@ -30,10 +57,14 @@ StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
     return InvalidError("attach grace " + std::to_string(options.service.attach_grace.count()) +
                         " ms: must be at least 1 ms");
   }
-  TRNSIM_ASSIGN_OR_RETURN(std::string listen,
-                          ParseListenAddress(options.listen, options.allow_remote));
-  TRNSIM_ASSIGN_OR_RETURN(std::shared_ptr<grpc::ServerCredentials> credentials,
-                          ServerCredentials(options.tls));
+  std::string listen;
+  std::shared_ptr<grpc::ServerCredentials> credentials;
+  if (options.inherited) {
+    TRNSIM_ASSIGN_OR_RETURN(listen, CheckInherited(options));
+  } else {
+    TRNSIM_ASSIGN_OR_RETURN(listen, ParseListenAddress(options.listen, options.allow_remote));
+    TRNSIM_ASSIGN_OR_RETURN(credentials, ServerCredentials(options.tls));
+  }
   const bool tls = !options.tls.certificate_chain_pem.empty();
 
   std::unique_ptr<Daemon> daemon(new Daemon());
@@ -45,7 +76,7 @@ StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
 
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(listen, credentials, &port);
+  if (!options.inherited) builder.AddListeningPort(listen, credentials, &port);
   builder.SetMaxReceiveMessageSize(kMaxMessageBytes);
   // Replies may carry a recorded trace (driver/remote/transport.h explains the bound).
   builder.SetMaxSendMessageSize(driver::remote::kMaxExecuteReplyBytes);
@@ -54,16 +85,24 @@ StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
   }
   builder.RegisterService(daemon->service_.get());
   daemon->server_ = builder.BuildAndStart();
-  if (daemon->server_ == nullptr || (!listen.starts_with("unix:") && port == 0)) {
-    return FailureError("neurond cannot listen on " + listen +
-                        " (in use, or not an address of this host?)");
-  }
-  daemon->address_ = listen;
-  if (!listen.starts_with("unix:")) {
-    daemon->address_ = listen.substr(0, listen.rfind(':') + 1) + std::to_string(port);
+  if (options.inherited) {
+    if (daemon->server_ == nullptr) return FailureError("neurond: the gRPC server did not start");
+    TRNSIM_ASSIGN_OR_RETURN(daemon->acceptor_,
+                            FdAcceptor::Start(options.inherited->fd, daemon->server_.get()));
+    daemon->address_ = listen;
+  } else {
+    if (daemon->server_ == nullptr || (!listen.starts_with("unix:") && port == 0)) {
+      return FailureError("neurond cannot listen on " + listen +
+                          " (in use, or not an address of this host?)");
+    }
+    daemon->address_ = listen;
+    if (!listen.starts_with("unix:")) {
+      daemon->address_ = listen.substr(0, listen.rfind(':') + 1) + std::to_string(port);
+    }
   }
   TRNSIM_LOG(Info, Tool) << "neurond serving " << options.instance->type_name << " on "
-                         << daemon->address_ << (tls ? " (TLS)" : " (plaintext)");
+                         << daemon->address_ << (tls ? " (TLS)" : " (plaintext)")
+                         << (options.inherited ? " (socket from systemd)" : "");
   return daemon;
 }
 
@@ -73,6 +112,7 @@ void Daemon::Shutdown(std::chrono::milliseconds grace) {
   std::call_once(shutdown_once_, [&] {
     if (server_ == nullptr) return;
     TRNSIM_LOG(Info, Tool) << "neurond on " << address_ << " shutting down";
+    if (acceptor_ != nullptr) acceptor_->Stop();
     service_->BeginShutdown();
     server_->Shutdown(std::chrono::system_clock::now() + grace);
     service_->CloseAllSessions();

@@ -8,7 +8,14 @@
 // options.tls is checked as ServerCredentials does (credentials.h). TLS works on TCP and unix:
 // addresses alike. gRPC messages are capped a little above one chunk (CHUNK_BYTES), so an
 // oversized message is refused by gRPC itself (RESOURCE_EXHAUSTED) before it is parsed.
-// Shutdown(grace) stops accepting calls, tells Attach streams the daemon is going, lets calls in
+//
+// With options.inherited (systemd socket activation, socket_activation.h) the daemon binds
+// nothing: an FdAcceptor (fd_acceptor.h) serves the inherited socket. Start then refuses
+// (NRT_INVALID) TLS options (gRPC serves such connections in plaintext only), a non-loopback TCP
+// socket without allow_remote, and a `listen` that is set but is not the socket's address (a
+// unit file and /etc/default/neurond that disagree); an empty `listen` is the socket's address.
+// Shutdown(grace) stops accepting calls (and connections on an inherited socket, which stays
+// open for systemd), tells Attach streams the daemon is going, lets calls in
 // flight finish for up to `grace` (then cancels them), ends every session and returns; it is
 // idempotent, and the destructor calls it.
 //
@@ -19,6 +26,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include <grpcpp/grpcpp.h>
@@ -27,7 +35,9 @@
 #include "driver/device.h"
 #include "simulator/spec/instance_spec.h"
 #include "tools/neurond/credentials.h"
+#include "tools/neurond/fd_acceptor.h"
 #include "tools/neurond/service.h"
+#include "tools/neurond/socket_activation.h"
 
 namespace trnsim::neurond {
 
@@ -36,7 +46,8 @@ struct DaemonOptions {
   bool allow_remote = false;  // allow a non-loopback listen address
   const simulator::InstanceSpec* instance = nullptr;
   ServiceOptions service;
-  TlsKeyPair tls;  // both empty: plaintext; else TLS (credentials.h)
+  TlsKeyPair tls;                            // both empty: plaintext; else TLS (credentials.h)
+  std::optional<InheritedSocket> inherited;  // set: serve this socket instead of binding
 };
 
 class Daemon {
@@ -55,6 +66,7 @@ class Daemon {
   std::unique_ptr<driver::Device> device_;
   std::unique_ptr<NeurondService> service_;
   std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<FdAcceptor> acceptor_;  // with an inherited socket only
   std::string address_;
   std::once_flag shutdown_once_;
 };

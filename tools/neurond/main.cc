@@ -4,19 +4,28 @@
 //   neurond --listen ADDR --instance TYPE [--lnc N] [--token-file F] [--allow-remote]
 //           [--tls-cert PEM --tls-key PEM]
 //           [--max-sessions N] [--max-session-memory BYTES] [--shutdown-grace-ms MS]
+//   neurond --version | --help
+//
+// Started by systemd socket activation (LISTEN_PID/LISTEN_FDS, socket_activation.h) it serves
+// the socket it was passed; --listen may then be left out, and must name that socket if given.
 //
 // SIGTERM or SIGINT: stop accepting calls, let calls in flight finish (up to the grace period),
 // end every session, exit 0. Exit 1 when the daemon cannot start, 2 for bad arguments.
 #include <CLI/CLI.hpp>
 #include <malloc.h>
 #include <pthread.h>
+#include <unistd.h>
 
 #include <csignal>
 #include <cstdio>
+#include <optional>
 
 #include "common/env.h"
 #include "common/log.h"
+#include "common/token_file.h"
+#include "runtime/version.h"
 #include "simulator/spec/instance_spec.h"
+#include "tools/cli/version_text.h"
 #include "tools/neurond/credentials.h"
 #include "tools/neurond/daemon.h"
 
@@ -66,8 +75,8 @@ int main(int argc, char** argv) {
   neurond::DaemonOptions options;
   int64_t grace_ms = 10000;
   app.add_option("--listen", listen,
-                 "unix:PATH, 127.0.0.1:PORT, [::1]:PORT or localhost:PORT (PORT 0: any free)")
-      ->required();
+                 "unix:PATH, 127.0.0.1:PORT, [::1]:PORT or localhost:PORT (PORT 0: any free); "
+                 "required unless systemd passes the socket");
   app.add_option("--instance", instance_name, "the instance type, e.g. trn2.48xlarge")->required();
   app.add_option("--lnc", options.service.lnc,
                  "cores are taken in whole logical cores of this many physical ones (1 or 2)");
@@ -88,6 +97,10 @@ int main(int argc, char** argv) {
                  "on SIGTERM, how long calls in flight may take to finish")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  app.set_version_flag("--version",
+                       trnsim::cli::VersionText("neurond", trnsim::runtime::TrnsimVersion(),
+                                                trnsim::runtime::TrnsimGitHash()),
+                       "print the trnsim version and exit");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -96,6 +109,17 @@ int main(int argc, char** argv) {
     return app.exit(error) == 0 ? 0 : 2;
   }
 
+  StatusOr<std::optional<neurond::InheritedSocket>> inherited =
+      neurond::InheritedListenSocket(Environment::FromProcess(), getpid());
+  if (!inherited.ok()) return Fail(inherited.status());
+  if (!inherited->has_value() && listen.empty()) {
+    std::fprintf(stderr,
+                 "neurond: --listen is required (unless started by systemd socket "
+                 "activation)\nRun with --help for more information.\n");
+    return 2;
+  }
+  options.inherited = *inherited;
+
   ConfigureDaemonLogging();
   ConfigureMalloc();
   StatusOr<const simulator::InstanceSpec*> instance = simulator::FindInstanceSpec(instance_name);
@@ -103,7 +127,7 @@ int main(int argc, char** argv) {
   options.instance = *instance;
   options.listen = listen;
   if (!token_file.empty()) {
-    StatusOr<std::string> token = neurond::ReadTokenFile(token_file);
+    StatusOr<std::string> token = ReadTokenFile(token_file);
     if (!token.ok()) return Fail(token.status());
     options.service.token = *token;
   }

@@ -12,7 +12,7 @@ StatusOr<InstanceView> ObserveInstance(const Environment& env) {
   }
   driver::DeviceOptions connection;
   connection.address = std::string(env.Get(EnvVar::kDaemon));
-  connection.token = std::string(env.Get(EnvVar::kToken));
+  TRNSIM_ASSIGN_OR_RETURN(connection.token, runtime::DaemonToken(env));
   connection.tls_ca_file = std::string(env.Get(EnvVar::kTlsCa));
   connection.tls_server_name = std::string(env.Get(EnvVar::kTlsServerName));
   TRNSIM_ASSIGN_OR_RETURN(DaemonStatus status, ReadDaemonStatus(connection));

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -89,16 +90,12 @@ TEST(NeurondProcessTest, ServesThenDrainsOnSigterm) {
   EXPECT_EQ(WaitExit(pid, std::chrono::seconds(20)), 0);
 }
 
-// A client process killed with SIGKILL leaves nothing held: its cores and memory are back once
-// the daemon sees the connection drop. The client is forked before this process uses gRPC.
-TEST(NeurondProcessTest, AKilledClientLeavesNothingHeld) {
-  TempDir dir;
-  const std::string address = "unix:" + (dir.path() / "sock").string();
-  pid_t daemon = Spawn({NEUROND_PATH, "--listen", address, "--instance", "trn2.3xlarge"});
-  ASSERT_GT(daemon, 0);
-  for (int i = 0; i < 500 && !std::filesystem::exists(dir.path() / "sock"); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+// Forks a client process that opens a session on the trn2.3xlarge daemon at `address`, holds
+// 8 MiB and all four cores, and is then SIGKILLed: its cores and memory must be back once the
+// daemon sees the connection drop. The client is forked before this test opens a channel;
+// *observer is then an attached session of the same daemon, left open for the caller.
+void ExpectAKilledClientLeavesNothingHeld(const std::string& address, const std::string& token,
+                                          std::unique_ptr<RawClient>* observer_out) {
   int ready[2];
   ASSERT_EQ(pipe(ready), 0);
   pid_t victim = fork();
@@ -115,7 +112,7 @@ TEST(NeurondProcessTest, AKilledClientLeavesNothingHeld) {
     cores.set_first_physical_core(0);
     cores.set_count(4);
     v1::AcquireCoresResponse acquired;
-    bool ok = client.Hello("", &hello).ok() && client.Attach() &&
+    bool ok = client.Hello(token, &hello).ok() && client.Attach() &&
               client.stub().Allocate(client.Context().get(), request, &allocated).ok() &&
               allocated.status().code() == 0 &&
               client.stub().AcquireCores(client.Context().get(), cores, &acquired).ok() &&
@@ -131,9 +128,10 @@ TEST(NeurondProcessTest, AKilledClientLeavesNothingHeld) {
   close(ready[0]);
   EXPECT_EQ(byte, '1') << "the client could not set up its session";
 
-  RawClient observer(address);
+  *observer_out = std::make_unique<RawClient>(address);
+  RawClient& observer = **observer_out;
   v1::HelloResponse hello;
-  ASSERT_TRUE(observer.Hello("", &hello).ok());
+  ASSERT_TRUE(observer.Hello(token, &hello).ok());
   ASSERT_TRUE(observer.Attach());
   v1::StatusResponse status;
   ASSERT_TRUE(observer.stub().Status(observer.Context().get(), v1::StatusRequest(), &status).ok());
@@ -154,9 +152,23 @@ TEST(NeurondProcessTest, AKilledClientLeavesNothingHeld) {
   for (const auto& hbm : status.hbm()) used += hbm.used_bytes();
   EXPECT_EQ(used, 0u);
   for (const auto& core : status.cores()) EXPECT_EQ(core.owner_session_id(), 0u);
+}
+
+// A client process killed with SIGKILL leaves nothing held.
+TEST(NeurondProcessTest, AKilledClientLeavesNothingHeld) {
+  TempDir dir;
+  const std::string address = "unix:" + (dir.path() / "sock").string();
+  pid_t daemon = Spawn({NEUROND_PATH, "--listen", address, "--instance", "trn2.3xlarge"});
+  ASSERT_GT(daemon, 0);
+  for (int i = 0; i < 500 && !std::filesystem::exists(dir.path() / "sock"); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  std::unique_ptr<RawClient> observer;
+  ExpectAKilledClientLeavesNothingHeld(address, "", &observer);
+  ASSERT_NE(observer, nullptr);
   kill(daemon, SIGTERM);
   v1::SessionEvent event;  // a client reads its Attach stream, and so sees the shutdown
-  ASSERT_TRUE(observer.NextEvent(&event));
+  ASSERT_TRUE(observer->NextEvent(&event));
   EXPECT_EQ(event.kind(), v1::SessionEvent::KIND_SHUTTING_DOWN);
   EXPECT_EQ(WaitExit(daemon, std::chrono::seconds(20)), 0);
 }
@@ -251,6 +263,67 @@ TEST(NeurondProcessTest, TlsOptionsComeInAUsablePair) {
   EXPECT_THAT(ReadAll(output), ::testing::HasSubstr(TlsData("server.key")));
   EXPECT_EQ(run({"--tls-cert", TlsData("other.crt"), "--tls-key", TlsData("server.key")}), 1);
   EXPECT_THAT(ReadAll(output), ::testing::HasSubstr("not the key"));
+}
+
+// neurond started as neurond.socket starts it, by systemd's own implementation of the protocol
+// (systemd-socket-activate, package systemd): the socket exists before neurond runs, and the
+// first client's connection starts neurond in the same process with LISTEN_PID/LISTEN_FDS and
+// the socket at fd 3. That connection is served; a SIGKILLed client leaves nothing held; SIGTERM
+// drains and exits 0. A --listen that is not the socket: exit 1 with one line.
+TEST(NeurondProcessTest, SocketActivatedDaemonServesTheConnectionThatStartedIt) {
+  const char* activate = "/usr/bin/systemd-socket-activate";
+  if (access(activate, X_OK) != 0) {
+    GTEST_SKIP() << activate << " is missing (Debian package systemd; scripts/install-deps.sh)";
+  }
+  TempDir dir;
+  const std::string token_file = (dir.path() / "token").string();
+  std::ofstream(token_file) << "tok-activated\n";
+  const std::string path = (dir.path() / "neurond.sock").string();
+  const std::string address = "unix:" + path;
+  const std::string output = (dir.path() / "neurond.out").string();
+  pid_t pid = Spawn({activate, "-l", path, NEUROND_PATH, "--listen", address, "--instance",
+                     "trn2.3xlarge", "--token-file", token_file},
+                    output);
+  ASSERT_GT(pid, 0);
+  for (int i = 0; i < 500 && !std::filesystem::exists(path); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  {
+    RawClient first(address);  // its connection is what starts neurond
+    v1::HelloResponse hello;
+    ASSERT_TRUE(first.Hello("tok-activated", &hello).ok()) << ReadAll(output);
+    EXPECT_EQ(hello.status().code(), 0u);
+    v1::GoodbyeResponse goodbye;  // ends the session at once
+    ASSERT_TRUE(first.stub().Goodbye(first.Context().get(), v1::GoodbyeRequest(), &goodbye).ok());
+    EXPECT_EQ(goodbye.status().code(), 0u);
+  }
+  std::unique_ptr<RawClient> observer;
+  ExpectAKilledClientLeavesNothingHeld(address, "tok-activated", &observer);
+  ASSERT_NE(observer, nullptr);
+  ASSERT_EQ(kill(pid, SIGTERM), 0);
+  v1::SessionEvent event;
+  ASSERT_TRUE(observer->NextEvent(&event));
+  EXPECT_EQ(event.kind(), v1::SessionEvent::KIND_SHUTTING_DOWN);
+  EXPECT_EQ(WaitExit(pid, std::chrono::seconds(20)), 0);
+  EXPECT_THAT(ReadAll(output), ::testing::HasSubstr("(socket from systemd)"));
+
+  // The unit file and /etc/default/neurond disagreeing about the address.
+  const std::string other = (dir.path() / "other.sock").string();
+  std::filesystem::remove(path);
+  pid = Spawn({activate, "-l", path, NEUROND_PATH, "--listen", "unix:" + other, "--instance",
+               "trn2.3xlarge"},
+              output);
+  ASSERT_GT(pid, 0);
+  for (int i = 0; i < 500 && !std::filesystem::exists(path); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  RawClient trigger(address);
+  v1::HelloResponse hello;
+  (void)trigger.Hello("", &hello);  // starts neurond, which refuses to serve
+  EXPECT_EQ(WaitExit(pid, std::chrono::seconds(20)), 1);
+  const std::string message = ReadAll(output);
+  EXPECT_THAT(message, ::testing::HasSubstr("is not the socket systemd passed"));
+  EXPECT_THAT(message, ::testing::Not(::testing::HasSubstr("listening on")));
 }
 
 TEST(NeurondProcessTest, BadCommandLinesExitWithoutListening) {

@@ -51,9 +51,5 @@ TEST(CredentialsTest, SessionKeysAre128RandomBitsInHex) {
   EXPECT_EQ(keys.size(), 100u);
 }
 
-TEST(CredentialsTest, TokenFileFirstLine) {
-  EXPECT_EQ(ReadTokenFile("/nonexistent/token").status().code(), StatusCode::kInvalid);
-}
-
 }  // namespace
 }  // namespace trnsim::neurond
