@@ -4,11 +4,13 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <vector>
 
 #include "runtime/debug/debug_event.h"
 #include "runtime/neff/npy.h"
+#include "simulator/isa/dtype.h"
 #include "simulator/numerics/float_formats.h"
 
 namespace trnsim::runtime::debug {
@@ -21,37 +23,6 @@ uint64_t Fnv1a(std::string_view s) {
   uint64_t h = 0xcbf29ce484222325ull;
   for (char c : s) h = (h ^ static_cast<uint8_t>(c)) * 0x100000001b3ull;
   return h;
-}
-
-// The NumPy descr the dump writes a dtype as, and whether its values are widened to float32.
-std::string_view NpyDescr(isa::Dtype d, bool* widened) {
-  *widened = false;
-  switch (d) {
-    case isa::Dtype::kInt8:
-      return "|i1";
-    case isa::Dtype::kUint8:
-      return "|u1";
-    case isa::Dtype::kInt16:
-      return "<i2";
-    case isa::Dtype::kUint16:
-      return "<u2";
-    case isa::Dtype::kInt32:
-      return "<i4";
-    case isa::Dtype::kUint32:
-      return "<u4";
-    case isa::Dtype::kInt64:
-      return "<i8";
-    case isa::Dtype::kUint64:
-      return "<u8";
-    case isa::Dtype::kFloat16:
-      return "<f2";
-    case isa::Dtype::kFloat32:
-    case isa::Dtype::kFloat32r:
-      return "<f4";
-    default:
-      *widened = true;
-      return "<f4";
-  }
 }
 
 float Widen(isa::Dtype d, const uint8_t* element) {
@@ -94,8 +65,11 @@ std::string PrefixDirName(std::string_view prefix) {
 }
 
 Status DebugDump::Write(std::string_view prefix, int vnc, const reference::DebugPrint& print) {
-  bool widened = false;
-  const std::string_view descr = NpyDescr(print.dtype, &widened);
+  // NumPy has no bfloat16 or fp8: those are widened exactly to float32 (info.json keeps the
+  // original dtype).
+  const std::optional<std::string_view> native = isa::DtypeNpyDescr(print.dtype);
+  const bool widened = !native.has_value();
+  const std::string_view descr = native.value_or("<f4");
   const size_t esize = static_cast<size_t>(isa::DtypeSize(print.dtype));
   std::vector<uint8_t> values;
   if (widened && esize > 0) {
@@ -114,7 +88,7 @@ Status DebugDump::Write(std::string_view prefix, int vnc, const reference::Debug
       {"logical_nc_id", vnc},
       {"pipe", kDebugPipeStdout},
       {"dtype", std::string(DebugDtypeName(print.dtype))},
-      {"npy_dtype", widened ? "float32" : std::string(DebugDtypeName(print.dtype))},
+      {"npy_dtype", std::string(isa::DtypeNumpyName(*isa::DtypeFromNpyDescr(descr)))},
       {"shape", print.shape},
       {"data_bytes", print.data.size()}};
   const std::string text =

@@ -15,42 +15,7 @@ void PutU64(uint8_t* at, uint64_t v) {
 
 }  // namespace
 
-std::string_view DebugDtypeName(isa::Dtype dtype) {
-  switch (dtype) {
-    case isa::Dtype::kInt8:
-      return "int8";
-    case isa::Dtype::kUint8:
-      return "uint8";
-    case isa::Dtype::kInt16:
-      return "int16";
-    case isa::Dtype::kUint16:
-      return "uint16";
-    case isa::Dtype::kInt32:
-      return "int32";
-    case isa::Dtype::kUint32:
-      return "uint32";
-    case isa::Dtype::kInt64:
-      return "int64";
-    case isa::Dtype::kUint64:
-      return "uint64";
-    case isa::Dtype::kBfloat16:
-      return "bfloat16";
-    case isa::Dtype::kFloat16:
-      return "float16";
-    case isa::Dtype::kFloat32:
-      return "float32";
-    case isa::Dtype::kFloat32r:
-      return "float32r";
-    case isa::Dtype::kFloat8E3:
-      return "float8_e3m4";
-    case isa::Dtype::kFloat8E4:
-      return "float8_e4m3";
-    case isa::Dtype::kFloat8E5:
-      return "float8_e5m2";
-    default:
-      return "";
-  }
-}
+std::string_view DebugDtypeName(isa::Dtype dtype) { return isa::DtypeNumpyName(dtype); }
 
 StatusOr<DebugEvent> MakeTensorReadEvent(std::string_view prefix, uint32_t logical_nc_id,
                                          isa::Dtype dtype, std::span<const uint64_t> shape,

@@ -62,4 +62,16 @@ std::string_view DtypeNeffName(Dtype dtype);  // "" for kUnknown
 std::optional<Dtype> DtypeFromShortName(std::string_view name);
 std::string_view DtypeShortName(Dtype dtype);
 
+// The NumPy / ml_dtypes spelling ("float32", "bfloat16", "float8_e4m3", "float8_e5m2",
+// "float8_e3m4", ...; "float32r" for fp32r, which NumPy lacks); "" for kUnknown. trnsim's fp8
+// e4m3 is IEEE-style (max 240), which ml_dtypes calls float8_e4m3 (not float8_e4m3fn).
+std::string_view DtypeNumpyName(Dtype dtype);
+std::optional<Dtype> DtypeFromNumpyName(std::string_view name);
+
+// The .npy header descr ("<f4", "|i1", "<u8", ...) of a dtype NumPy has natively; nullopt for
+// bfloat16 and the fp8 types, which each writer represents its own documented way. fp32r is
+// "<f4"; DtypeFromNpyDescr("<f4") is fp32.
+std::optional<std::string_view> DtypeNpyDescr(Dtype dtype);
+std::optional<Dtype> DtypeFromNpyDescr(std::string_view descr);
+
 }  // namespace trnsim::isa

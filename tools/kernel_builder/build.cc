@@ -13,33 +13,10 @@ namespace {
 using isa::Instruction;
 using isa::Opcode;
 
-// The .npy descr of a dtype (bf16 and fp8 have no NumPy type: raw 'V' items).
+// The .npy descr of a dtype (bf16 and fp8 have no NumPy type: raw 'V' items of their width).
 std::string NpyDescr(isa::Dtype d) {
-  switch (d) {
-    case isa::Dtype::kFloat32:
-    case isa::Dtype::kFloat32r:
-      return "<f4";
-    case isa::Dtype::kFloat16:
-      return "<f2";
-    case isa::Dtype::kInt8:
-      return "|i1";
-    case isa::Dtype::kUint8:
-      return "|u1";
-    case isa::Dtype::kInt16:
-      return "<i2";
-    case isa::Dtype::kUint16:
-      return "<u2";
-    case isa::Dtype::kInt32:
-      return "<i4";
-    case isa::Dtype::kUint32:
-      return "<u4";
-    case isa::Dtype::kInt64:
-      return "<i8";
-    case isa::Dtype::kUint64:
-      return "<u8";
-    default:
-      return "|V" + std::to_string(isa::DtypeSize(d));
-  }
+  if (std::optional<std::string_view> native = isa::DtypeNpyDescr(d)) return std::string(*native);
+  return "|V" + std::to_string(isa::DtypeSize(d));
 }
 
 // A deterministic UUID from the kernel name (FNV-1a, two lanes).

@@ -17,16 +17,9 @@ std::string Quote(const std::string& s) { return "\"" + s + "\""; }
 
 // The dtype a builder-made .npy constant was written with (build.cc's NpyDescr, inverted).
 isa::Dtype DtypeOfNpy(const std::string& descr) {
-  static const std::pair<const char*, isa::Dtype> kMap[] = {
-      {"<f4", isa::Dtype::kFloat32},  {"<f2", isa::Dtype::kFloat16},
-      {"|i1", isa::Dtype::kInt8},     {"|u1", isa::Dtype::kUint8},
-      {"<i2", isa::Dtype::kInt16},    {"<u2", isa::Dtype::kUint16},
-      {"<i4", isa::Dtype::kInt32},    {"<u4", isa::Dtype::kUint32},
-      {"<i8", isa::Dtype::kInt64},    {"<u8", isa::Dtype::kUint64},
-      {"|V2", isa::Dtype::kBfloat16}, {"|V1", isa::Dtype::kFloat8E4}};
-  for (const auto& [d, t] : kMap) {
-    if (descr == d) return t;
-  }
+  if (std::optional<isa::Dtype> native = isa::DtypeFromNpyDescr(descr)) return *native;
+  if (descr == "|V2") return isa::Dtype::kBfloat16;
+  if (descr == "|V1") return isa::Dtype::kFloat8E4;
   return isa::Dtype::kUint8;
 }
 

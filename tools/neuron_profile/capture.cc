@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "nrt/nrt_sys_trace.h"
 #include "runtime/neff/header.h"
 #include "runtime/neff/npy.h"
+#include "simulator/isa/dtype.h"
 
 namespace trnsim::neuron_profile {
 namespace {
@@ -36,26 +38,11 @@ StatusOr<std::vector<uint8_t>> ReadInput(const std::string& path) {
 }
 
 // numpy's name for an element type; bfloat16 and the fp8 types have none, so they are written as
-// unsigned integers of their width.
+// unsigned integers of their width. nrt_dtype_t values are isa::Dtype's.
 std::string NpyDescr(nrt_dtype_t dtype) {
-  switch (dtype) {
-    case NRT_DTYPE_UINT64: return "<u8";
-    case NRT_DTYPE_INT8: return "|i1";
-    case NRT_DTYPE_UINT8:
-    case NRT_DTYPE_FP8_E3:
-    case NRT_DTYPE_FP8_E4:
-    case NRT_DTYPE_FP8_E5: return "|u1";
-    case NRT_DTYPE_INT16: return "<i2";
-    case NRT_DTYPE_UINT16:
-    case NRT_DTYPE_BFLOAT16: return "<u2";
-    case NRT_DTYPE_FLOAT16: return "<f2";
-    case NRT_DTYPE_INT32: return "<i4";
-    case NRT_DTYPE_UINT32: return "<u4";
-    case NRT_DTYPE_FLOAT32:
-    case NRT_DTYPE_FP32R: return "<f4";
-    case NRT_DTYPE_INT64: return "<i8";
-    default: return "|u1";
-  }
+  const auto d = static_cast<isa::Dtype>(dtype);
+  if (std::optional<std::string_view> native = isa::DtypeNpyDescr(d)) return std::string(*native);
+  return isa::DtypeSize(d) == 2 ? "<u2" : "|u1";
 }
 
 Status WriteFile(const std::string& path, std::span<const uint8_t> bytes) {

@@ -102,7 +102,9 @@ TEST_F(ModelStatusTest, ModelsMemoryExecutionsAndCoreCountersOfARuntimeClient) {
     ASSERT_EQ(record->last.cores.size(), 1u);  // LNC 1: one physical core
     uint64_t engine_flops = 0;
     for (const auto& engine : record->last.cores[0].engines) engine_flops += engine.flops;
-    if (i > 0) EXPECT_EQ(engine_flops, flops);
+    if (i > 0) {
+      EXPECT_EQ(engine_flops, flops);
+    }
     flops = engine_flops;
   }
   EXPECT_GT(flops, 0u) << "a matmul does arithmetic";
