@@ -11,7 +11,7 @@ FUZZ_SECONDS  ?= 60
 FUZZ_MAX_LEN  ?= 65536
 FUZZ_CORPUS   := tests/fuzz/corpus/neff_reader
 
-.PHONY: all deps configure build run test sanitize fuzz fuzz-long bench install deb format clean
+.PHONY: all deps configure build run test sanitize fuzz fuzz-long bench install deb deb-check format clean
 
 all: build
 
@@ -86,6 +86,11 @@ install: build
 # maintainer scripts (docs/install.md).
 deb: build
 	@cd $(BUILD_DIR) && cpack -G DEB
+
+# The package installed with apt-get into a fresh Debian 12 root (debootstrap; root and the
+# Debian mirror needed, so not part of `make test`). See docs/install.md.
+deb-check: deb
+	@./scripts/check-deb-fresh-debian.sh $(BUILD_DIR)/trnsim_*_amd64.deb
 
 format:
 	@git ls-files '*.cc' '*.h' | xargs clang-format -i
