@@ -53,7 +53,7 @@ ISA = {
     "engine.dma": Entry("enum_member", "= 4",
         "DMA engines."),
     "engine.sync": Entry("enum_member", "= 6",
-        "Sync Engine (sequencer-only queue; can trigger DMAs)."),
+        "Sync Engine (its sequencer can start hardware-DGE DMAs)."),
     "engine.unknown": Entry("enum_member", "= 0",
         "No preference: the compiler picks the engine."),
     "reduce_cmd": Entry("enum", ": Enum",
@@ -273,7 +273,8 @@ ISA = {
         "Indices of nonzero elements then padding then the count, on partitions 0,16,...,112 "
         "(GpSimd, v3+)."),
     "topk": Entry("function", "(val_dst, idx_dst, src, n, name=None)",
-        "The k largest bf16 values and their indices from a 16-partition snake layout (GpSimd)."),
+        "Top-k bf16 values per partition (ascending) with their uint32 positions; input is a snake "
+        "over 16 partitions (GpSimd)."),
 }
 
 # nki.collectives (nki/api/nki/collectives/__init__.py).

@@ -167,7 +167,7 @@ ISA = {
         "(src_buffer, index, num_elem_per_idx=1, num_valid_indices=None, *, mask=None)",
         "Returns a GpSimd gather inside each 16-partition group using uint16 indices."),
     "max8": Entry("function", "(*, src, mask=None, dtype=None, **kwargs)",
-        "Returns the 8 largest values per partition, descending."),
+        "Returns each partition's top 8 values, biggest first."),
     "memset": Entry("function",
         "(shape, value, dtype, *, mask=None, engine=engine.unknown, **kwargs)",
         "Returns a new tile of `shape` filled with a constant."),
