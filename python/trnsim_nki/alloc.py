@@ -9,7 +9,9 @@ the storage `depth - 1` places later from the same site starts, so up to `depth`
 are in flight. Depth 4 is tried first, then 3, 2 and 1 (pure liveness); a kernel that does not
 fit even with depth 1 is an NkiResourceError naming the tile, its line and what was live.
 
-Every allocation reserves its byte range in all partitions (as the C++ builder's allocator
+SBUF capacity is what NKI leaves a kernel (nl.tile_size.total_available_sbuf_size: 212984 bytes
+per partition on trn2, 245752 on trn3), not the physical 224/256 KiB, so a kernel that fits
+here fits under AWS's compiler too. Every allocation reserves its byte range in all partitions (as the C++ builder's allocator
 does). PSUM: an allocation of at most one bank never straddles a bank boundary and a larger one
 starts on a bank (docs/isa.md §9). Alignment: 32 bytes in SBUF, 4 in PSUM... rounded up to the
 dtype size. Each storage records the earlier storages whose bytes it reuses (`predecessors`),
@@ -19,6 +21,7 @@ which deps.py turns into dependencies.
 import bisect
 import os
 
+from trnsim_nki.api_names import TILE_SIZE
 from trnsim_nki.errors import NkiResourceError
 
 DEPTHS = (4, 3, 2, 1)
@@ -30,7 +33,7 @@ def allocate(trace):
     """Places every on-chip storage of every core; raises NkiResourceError if one does not fit."""
     for core in range(trace.lnc):
         for kind, capacity, bank in (
-                ("sbuf", trace.info["sbuf_bytes_per_partition"], 0),
+                ("sbuf", TILE_SIZE[trace.chip]["total_available_sbuf_size"], 0),
                 ("psum", trace.info["psum_bytes_per_partition"], trace.info["psum_bank_bytes"])):
             storages = [s for s in trace.storages
                         if s.kind == kind and s.core == core and s.first_use is not None]

@@ -5,6 +5,7 @@ re-exports these and adds its own: python/nki/language.py, python/neuronxcc/nki/
 from trnsim_nki import dtypes as _dtypes
 from trnsim_nki import ops_isa as _isa
 from trnsim_nki import trace as _tr
+from trnsim_nki.api_names import TILE_SIZE
 from trnsim_nki.errors import NkiError, NkiTypeError, NkiValueError, NkiNotImplementedError
 from trnsim_nki.ops_language import (  # noqa: F401 - re-exported
     BINARY as _BINARY, UNARY as _UNARY, UNSUPPORTED_UNARY as _UNSUPPORTED, ndarray, zeros, ones,
@@ -85,51 +86,25 @@ def is_sbuf(buffer):
 
 
 class _TileSize:
-    """nl.tile_size: the target chip's tile limits (docs/isa.md §9; chip_info)."""
+    """nl.tile_size: the target chip's tile limits (api_names.TILE_SIZE, with their sources)."""
 
-    pmax = 128
-    gemm_stationary_fmax = 128
-    gemm_moving_fmax = 512
-    bn_stats_fmax = 512
-    psum_min_align = 4
-    sbuf_min_align = 32
-
-    def _info(self):
+    def _values(self):
         t = _tr.active()
         if t is not None:
-            return t.info
-        from trnsim_nki.native import native
-        from trnsim_nki.kernel import target_chip
-        return native().chip_info(target_chip())
+            chip = t.chip
+        else:
+            from trnsim_nki.kernel import target_chip
+            chip = target_chip()
+        return TILE_SIZE[chip]
 
-    @property
-    def psum_bank_fmax_bytes(self):
-        return int(self._info()["psum_bank_bytes"])
+    def __getattr__(self, name):
+        values = self._values()
+        if name not in values:
+            raise AttributeError(f"nl.tile_size has no attribute {name!r}")
+        return values[name]
 
-    @property
-    def psum_bank_fmax(self):
-        return self.psum_bank_fmax_bytes // 4
-
-    psum_fmax = psum_bank_fmax
-
-    @property
-    def psum_num_banks(self):
-        info = self._info()
-        return int(info["psum_bytes_per_partition"]) // int(info["psum_bank_bytes"])
-
-    @property
-    def total_available_sbuf_size(self):
-        return int(self._info()["sbuf_bytes_per_partition"])
-
-    sbuf_fmax_bytes = total_available_sbuf_size
-
-    @property
-    def sbuf_fmax(self):
-        return self.sbuf_fmax_bytes // 4
-
-    @property
-    def sbuf_size_bytes(self):
-        return self.sbuf_fmax_bytes * self.pmax
+    def __dir__(self):
+        return sorted(TILE_SIZE["trn2"])
 
 
 tile_size = _TileSize()

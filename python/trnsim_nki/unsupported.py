@@ -4,11 +4,7 @@ that uses one fails at the line that uses it, never silently."""
 
 from trnsim_nki.errors import NkiNotImplementedError
 
-# Module name -> how docs/nki.md's coverage table spells its names.
-_PREFIX = {
-    "nki": "nki", "nki.language": "nl", "nki.isa": "nisa", "nki.collectives": "nki.collectives",
-    "neuronxcc.nki": "nki", "neuronxcc.nki.language": "nl", "neuronxcc.nki.isa": "nisa",
-}
+from trnsim_nki.api_names import ROW_PREFIX as _PREFIX
 
 
 def _known(module, name):

@@ -1,0 +1,282 @@
+"""Names of AWS's NKI API, legacy generation: pure data, used through trnsim_nki.api_names.
+
+Each entry: name -> Entry(kind, signature, summary). Names of members are dotted
+("engine.tensor", "NkiTensor.ap", "tile_size.pmax"). Signatures copy the parameter names and
+defaults of AWS's API reference (file named above each table); summaries are trnsim's own
+words. Regenerate nothing: edit by hand, tests/nki/test_api_names.py checks the structure.
+"""
+
+from trnsim_nki.api_entry import Entry
+
+# neuronxcc.nki (general/nki/api/nki/__init__.py @ 0521004c).
+NKI = {
+    "FrameworkKernel": Entry("class", "(...)",
+        "Base class a framework integration subclasses to turn a kernel call into a custom-call "
+        "config."),
+    "FrameworkKernel.dump_config": Entry("method", "(*args, **kwargs)",
+        "Returns the backend config and input/output names for the given arguments (cached by "
+        "signature)."),
+    "FrameworkKernel.is_framework_tensor": Entry("method", "(t)",
+        "Subclass hook: whether an argument is a framework tensor (others are compile-time "
+        "constants)."),
+    "FrameworkKernel.map_framework_tensor": Entry("method", "(t)",
+        "Subclass hook: (shape, dtype) of a framework tensor."),
+    "FrameworkKernel.translate_to_neuron_dtype": Entry("method", "(_dtype)",
+        "Subclass hook: maps a framework dtype to a NKI dtype."),
+    "tensor": Entry("class", "(...)",
+        "Tensor type of kernel arguments and allocated buffers (HBM, SBUF or PSUM)."),
+    "tensor.assert_shape": Entry("method", "(shape)",
+        "Checks the tensor has the given shape and returns it."),
+    "tensor.astype": Entry("method", "(dtype)",
+        "Copy of the tensor cast to dtype (always copies)."),
+    "tensor.broadcast_to": Entry("method", "(shape)",
+        "View broadcast to shape by numpy rules (tensor must be a tile)."),
+    "tensor.dtype": Entry("attribute", ": dtype",
+        "Element type."),
+    "tensor.expand_dims": Entry("method", "(axis)",
+        "View with a size-1 axis inserted at `axis`."),
+    "tensor.itemsize": Entry("attribute", ": int",
+        "Bytes per element."),
+    "tensor.ndim": Entry("attribute", ": int",
+        "Number of dimensions."),
+    "tensor.reshape": Entry("method", "(shape)",
+        "View with a new shape of equal element count (no copy)."),
+    "tensor.shape": Entry("attribute", ": tuple",
+        "Dimension sizes."),
+    "tensor.view": Entry("method", "(dtype)",
+        "View reinterpreting the data as another dtype (no copy)."),
+    "baremetal": Entry("decorator", "(kernel=None, **kwargs)",
+        "Decorator: compile to a NEFF and run it on the device with numpy inputs; can keep the "
+        "NEFF and trace."),
+    "benchmark": Entry("decorator", "(kernel=None, **kwargs)",
+        "Decorator: compile and run repeatedly, recording latency percentiles in "
+        "benchmark_result."),
+    "jit": Entry("decorator", "(func=None, mode='auto', **kwargs)",
+        "Decorator: trace and compile for the detected framework, or the given mode (baremetal, "
+        "benchmark, simulation, ...)."),
+    "profile": Entry("decorator", "(func=None, **kwargs)",
+        "Decorator: compile, run and save NEFF + NTFF + summary json in working_directory for "
+        "neuron-profile."),
+    "simulate_kernel": Entry("function", "(kernel, *args, **kwargs)",
+        "Runs a kernel on the CPU simulator with numpy arguments and returns its outputs."),
+    "benchmark_result.nc_latency.get_latency_percentile": Entry("method", "(percentile)",
+        "Latency in microseconds at percentile p (0, 1, 10, 25, 50, 90, 99 or 100) after a "
+        "benchmark call."),
+}
+
+# neuronxcc.nki.isa (general/nki/api/nki/isa/__init__.py @ 0521004c).
+ISA = {
+    "dge_mode": Entry("enum", ": IntEnum",
+        "Who generates DMA descriptors (IntEnum; values differ from the current generation)."),
+    "dge_mode.none": Entry("enum_member", "= 0",
+        "Descriptors pre-built before execution."),
+    "dge_mode.swdge": Entry("enum_member", "= 1",
+        "Software (GpSimd) descriptor generation at run time."),
+    "dge_mode.hwdge": Entry("enum_member", "= 2",
+        "Hardware DGE block at run time (NeuronCore-v3+)."),
+    "dge_mode.unknown": Entry("enum_member", "= 3",
+        "Let the compiler choose."),
+    "dma_engine": Entry("constant", "= ...",
+        "DMA engine constant."),
+    "engine": Entry("enum", ": IntEnum",
+        "Enumeration of NeuronCore engines (IntEnum)."),
+    "engine.tensor": Entry("enum_member", "= 1",
+        "Tensor Engine."),
+    "engine.vector": Entry("enum_member", "= 5",
+        "Vector Engine."),
+    "engine.scalar": Entry("enum_member", "= 2",
+        "Scalar (activation) Engine."),
+    "engine.gpsimd": Entry("enum_member", "= 3",
+        "GpSimd Engine."),
+    "engine.sync": Entry("enum_member", "= 6",
+        "Sync Engine."),
+    "engine.unknown": Entry("enum_member", "= 0",
+        "No preference: the compiler picks."),
+    "fp32": Entry("class", "(...)",
+        "Constants of float32."),
+    "fp32.min": Entry("constant", "= 0xff7fffff",
+        "Bit pattern 0xff7fffff: the most negative finite float32."),
+    "gpsimd_engine": Entry("constant", "= ...",
+        "Shorthand for engine.gpsimd."),
+    "nc_version": Entry("enum", ": IntEnum",
+        "NeuronCore generation of the target (IntEnum)."),
+    "nc_version.gen2": Entry("enum_member", "= 2",
+        "NeuronCore-v2 (trn1/inf2)."),
+    "nc_version.gen3": Entry("enum_member", "= 3",
+        "NeuronCore-v3 (trn2)."),
+    "oob_mode": Entry("enum", ": IntEnum",
+        "What a dynamically indexed DMA does with an out-of-bounds index."),
+    "oob_mode.error": Entry("enum_member", "= 0",
+        "Raise an error."),
+    "oob_mode.skip": Entry("enum_member", "= 1",
+        "Skip the access."),
+    "reduce_cmd": Entry("enum", ": IntEnum",
+        "Control of the Scalar Engine's per-partition accumulator registers."),
+    "reduce_cmd.idle": Entry("enum_member", "= 0",
+        "Leave the accumulators alone."),
+    "reduce_cmd.reset": Entry("enum_member", "= 1",
+        "Reset the accumulators to zero."),
+    "reduce_cmd.reset_reduce": Entry("enum_member", "= 3",
+        "Reset, then accumulate this instruction's values."),
+    "reduce_cmd.reduce": Entry("enum_member", "= 2",
+        "Accumulate on top of the current values."),
+    "scalar_engine": Entry("constant", "= ...",
+        "Shorthand for engine.scalar."),
+    "tensor_engine": Entry("constant", "= ...",
+        "Shorthand for engine.tensor."),
+    "unknown_engine": Entry("constant", "= ...",
+        "Shorthand for engine.unknown."),
+    "vector_engine": Entry("constant", "= ...",
+        "Shorthand for engine.vector."),
+    "activation": Entry("function",
+        "(op, data, *, bias=None, scale=1.0, reduce_op=None, reduce_res=None, "
+        "reduce_cmd=reduce_cmd.idle, mask=None, dtype=None, **kwargs)",
+        "Returns op(data * scale + bias) computed on the Scalar Engine (optional accumulation "
+        "registers)."),
+    "activation_reduce": Entry("function",
+        "(op, data, *, reduce_op, reduce_res, bias=None, scale=1.0, mask=None, dtype=None, "
+        "**kwargs)",
+        "activation that also writes the free-axis reduction of its result into reduce_res."),
+    "affine_select": Entry("function",
+        "(pred, on_true_tile, on_false_value, *, mask=None, dtype=None, **kwargs)",
+        "Returns on_true_tile where the affine predicate `pred` holds, else on_false_value "
+        "(GpSimd)."),
+    "bn_aggr": Entry("function", "(data, *, mask=None, dtype=None, **kwargs)",
+        "Returns per-partition mean and variance aggregated from bn_stats outputs."),
+    "bn_stats": Entry("function", "(data, *, mask=None, dtype=None, **kwargs)",
+        "Returns 6 per-partition statistics of up to 512 elements for bn_aggr."),
+    "builtin_custom_op": Entry("function",
+        "(function_name, lib_file_name, ulib_to_ucode_version, ulib_to_isa_version, srcs, dsts, "
+        "**kwargs)",
+        "Calls a prebuilt GpSimd custom-op library function on srcs/dsts."),
+    "dma_copy": Entry("function",
+        "(*, dst, src, mask=None, dst_rmw_op=None, oob_mode=oob_mode.error, "
+        "dge_mode=dge_mode.unknown)",
+        "DMA dst <- src between HBM and SBUF (optional add read-modify-write, oob mode, DGE "
+        "mode)."),
+    "dma_transpose": Entry("function", "(src, *, axes=None, mask=None, dtype=None, **kwargs)",
+        "Returns src transposed by the DMA engines."),
+    "dropout": Entry("function", "(data, prob, *, mask=None, dtype=None, **kwargs)",
+        "Returns data with elements zeroed with probability prob."),
+    "get_nc_version": Entry("function", "()",
+        "Target NeuronCore generation (nc_version)."),
+    "iota": Entry("function", "(expr, dtype, *, mask=None, **kwargs)",
+        "Returns an SBUF tile of the integer values of an nl.arange affine expression, cast to "
+        "dtype."),
+    "local_gather": Entry("function",
+        "(src_buffer, index, num_elem_per_idx=1, num_valid_indices=None, *, mask=None)",
+        "Returns a GpSimd gather inside each 16-partition group using uint16 indices."),
+    "max8": Entry("function", "(*, src, mask=None, dtype=None, **kwargs)",
+        "Returns each partition's top 8 values, biggest first."),
+    "memset": Entry("function",
+        "(shape, value, dtype, *, mask=None, engine=engine.unknown, **kwargs)",
+        "Returns a new tile of `shape` filled with a constant."),
+    "nc_find_index8": Entry("function", "(*, data, vals, mask=None, dtype=None, **kwargs)",
+        "Returns the index of each of 8 values per partition."),
+    "nc_match_replace8": Entry("function",
+        "(*, data, vals, imm, dst_idx=None, mask=None, dtype=None, **kwargs)",
+        "Returns data with the first match of each of 8 values replaced by imm."),
+    "nc_matmul": Entry("function",
+        "(stationary, moving, *, is_stationary_onezero=False, is_moving_onezero=False, "
+        "is_transpose=False, tile_position=(), tile_size=(), mask=None, **kwargs)",
+        "Returns stationary.T @ moving as a PSUM tile (fp32); `psum[...] += nc_matmul(...)` "
+        "accumulates."),
+    "nc_stream_shuffle": Entry("function",
+        "(src, dst, shuffle_mask, *, dtype=None, mask=None, **kwargs)",
+        "Moves partitions within 32-partition quadrants by shuffle_mask into dst."),
+    "nc_transpose": Entry("function",
+        "(data, *, mask=None, dtype=None, engine=engine.unknown, **kwargs)",
+        "Returns data with partition and free axes swapped (Tensor or Vector Engine)."),
+    "range_select": Entry("function",
+        "(*, on_true_tile, comp_op0, comp_op1, bound0, bound1, reduce_cmd=reduce_cmd.idle, "
+        "reduce_res=None, reduce_op=np.amax, range_start=0, on_false_value=fp32.min, mask=None, "
+        "dtype=None, **kwargs)",
+        "Returns on_true_tile where the free index lies within both bounds, else fp32 min, with "
+        "max reduction."),
+    "reciprocal": Entry("function", "(data, *, dtype=None, mask=None, **kwargs)",
+        "Returns 1/data on the Vector Engine."),
+    "scalar_tensor_tensor": Entry("function",
+        "(*, data, op0, operand0, op1, operand1, reverse0=False, reverse1=False, dtype=None, "
+        "mask=None, **kwargs)",
+        "Returns (data op0 operand0) op1 operand1 with operand1 a full tile."),
+    "select_reduce": Entry("function",
+        "(*, dst, predicate, on_true, on_false, reduce_res=None, reduce_cmd=reduce_cmd.idle, "
+        "reduce_op=np.amax, reverse_pred=False, mask=None, dtype=None, **kwargs)",
+        "Writes predicate ? on_true : on_false into dst, optionally max-reducing into reduce_res."),
+    "sequence_bounds": Entry("function", "(*, segment_ids, dtype=None)",
+        "Returns the start and end index of each element's segment."),
+    "tensor_copy": Entry("function",
+        "(src, *, mask=None, dtype=None, engine=engine.unknown, **kwargs)",
+        "Returns an on-chip copy of src (Vector, Scalar or GpSimd)."),
+    "tensor_copy_dynamic_dst": Entry("function",
+        "(*, dst, src, mask=None, dtype=None, engine=engine.unknown, **kwargs)",
+        "Copies src into dst at a runtime offset within each partition."),
+    "tensor_copy_dynamic_src": Entry("function",
+        "(src, *, mask=None, dtype=None, engine=engine.unknown, **kwargs)",
+        "Returns a copy of src read from a runtime offset within each partition."),
+    "tensor_copy_predicated": Entry("function",
+        "(*, src, dst, predicate, reverse_pred=False, mask=None, dtype=None, **kwargs)",
+        "Copies src into dst where predicate is true."),
+    "tensor_partition_reduce": Entry("function", "(op, data, *, mask=None, dtype=None, **kwargs)",
+        "Returns the reduction across partitions (GpSimd)."),
+    "tensor_reduce": Entry("function",
+        "(op, data, axis, *, mask=None, dtype=None, negate=False, keepdims=False, **kwargs)",
+        "Returns the reduction of trailing free axes (Vector Engine, optional negate/keepdims)."),
+    "tensor_scalar": Entry("function",
+        "(data, op0, operand0, reverse0=False, op1=None, operand1=None, reverse1=False, *, "
+        "dtype=None, mask=None, engine=engine.unknown, **kwargs)",
+        "Returns (data op0 operand0) op1 operand1 with scalar or [P,1] operands."),
+    "tensor_scalar_reduce": Entry("function",
+        "(*, data, op0, operand0, reduce_op, reduce_res, reverse0=False, dtype=None, mask=None, "
+        "**kwargs)",
+        "tensor_scalar with one op plus a free-axis reduction into reduce_res."),
+    "tensor_tensor": Entry("function",
+        "(data1, data2, op, *, dtype=None, mask=None, engine=engine.unknown, **kwargs)",
+        "Returns data1 op data2 element-wise (Vector or GpSimd Engine)."),
+    "tensor_tensor_scan": Entry("function",
+        "(data0, data1, initial, op0, op1, reverse0=False, reverse1=False, *, dtype=None, "
+        "mask=None, **kwargs)",
+        "Returns the per-partition scan op1(op0(data0[i], prev), data1[i])."),
+}
+
+# neuronxcc.nki.compiler (general/nki/api/nki/compiler/*.py @ 0521004c).
+COMPILER = {
+    "allocation_scope": Entry("function", "()",
+        "Scope object grouping tensor allocations (manual allocation)."),
+    "enable_stack_allocator": Entry("decorator", "(func=None, log_level=50)",
+        "Decorator: allocate the kernel's SBUF/PSUM tensors with a stack allocator."),
+    "force_auto_alloc": Entry("decorator", "(func=None)",
+        "Decorator: force automatic allocation for the kernel."),
+    "multi_buffer": Entry("function", "(factor=2)",
+        "Directive asking for `factor`-way multi-buffered allocation of a tensor."),
+    "no_reorder": Entry("function", "()",
+        "Guard keeping the enclosed operations in program order."),
+    "skip_middle_end_transformations": Entry("decorator", "(func=None)",
+        "Decorator: compile the kernel without the compiler's middle-end rewrites."),
+    "sbuf.alloc": Entry("function", "(func)",
+        "Buffer spec: a user function maps each block index to an SBUF (partition, byte) address."),
+    "sbuf.mod_alloc": Entry("function",
+        "(*, base_addr, base_partition=0, num_par_tiles=(), num_free_tiles=())",
+        "Buffer spec: SBUF blocks placed round-robin from base_addr over num_free_tiles slots."),
+    "sbuf.auto_alloc": Entry("function", "()",
+        "Buffer spec: SBUF tensor placed by the compiler (what nl.sbuf means)."),
+    "psum.alloc": Entry("function", "(func)",
+        "Buffer spec: a user function maps each block index to a PSUM (bank, partition, byte) "
+        "address."),
+    "psum.mod_alloc": Entry("function",
+        "(*, base_bank, base_addr=0, base_partition=0, num_bank_tiles=(), num_par_tiles=(), "
+        "num_free_tiles=())",
+        "Buffer spec: PSUM blocks placed round-robin from base_bank over num_bank_tiles banks."),
+    "psum.auto_alloc": Entry("function", "()",
+        "Buffer spec: PSUM tensor placed by the compiler (what nl.psum means)."),
+}
+
+# neuronxcc.nki.typing (general/nki/api/nki.errors.rst @ 0521004c).
+TYPING = {
+    "tensor": Entry("class", "[d0, d1, ...]",
+        "Annotation nt.tensor[d0, d1, ...] declaring a tensor's expected shape (checked at trace "
+        "time)."),
+    "mutable_tensor": Entry("class", "(...)",
+        "Annotation marking a kernel parameter that the kernel writes in place (must be "
+        "returned)."),
+}
