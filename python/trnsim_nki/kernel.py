@@ -32,14 +32,23 @@ from trnsim_nki.tensor import Tensor, SHARED_HBM
 _CHIPS = {"trn2": "trn2", "gen3": "trn2", "trn3": "trn3", "gen4": "trn3"}
 
 
-def target_chip():
+def override_chip():
+    """The chip NEURON_PLATFORM_TARGET_OVERRIDE names, or None."""
     override = os.environ.get("NEURON_PLATFORM_TARGET_OVERRIDE")
-    if override:
-        chip = _CHIPS.get(override.strip().lower())
-        if chip is None:
-            raise NkiNotImplementedError(
-                f"NEURON_PLATFORM_TARGET_OVERRIDE={override}",
-                "trnsim emulates trn2 (gen3) and trn3 (gen4) only")
+    if not override:
+        return None
+    chip = _CHIPS.get(override.strip().lower())
+    if chip is None:
+        raise NkiNotImplementedError(
+            f"NEURON_PLATFORM_TARGET_OVERRIDE={override}",
+            "trnsim emulates trn2 (gen3) and trn3 (gen4) only")
+    return chip
+
+
+def target_chip():
+    """The chip kernels are traced for: the override, else the runtime's instance."""
+    chip = override_chip()
+    if chip is not None:
         return chip
     family = str(runner.runtime_info().get("chip", "trn2")).lower()
     return _CHIPS.get(family, "trn2")
@@ -72,7 +81,8 @@ class Compiled:
         self.last_report = None
 
     def run(self, inputs, profile_path=None):
-        model = runner.load(self.neff, self.lnc)
+        runner.prepare(self.lnc, override_chip())
+        model = runner.load(self.neff)
         raw = runner.execute(model, inputs, profile_path)
         self.last_report = Report(model.stats(), self.chip, self.trace)
         outs = []
@@ -126,7 +136,7 @@ class Kernel:
             raise NkiTypeError(f"{self.fn.__name__}: {e}") from None
         bound.apply_defaults()
         lnc = launch_lnc(grid)
-        runner.prepare(lnc)  # before the runtime starts: its LNC is fixed at nrt_init
+        runner.prepare(lnc, override_chip())  # before the runtime starts: fixed at nrt_init
         chip = target_chip()
         arrays, key_parts = {}, [grid, chip, lnc]
         for name, value in bound.arguments.items():
