@@ -150,12 +150,12 @@ class Builder {
   int lnc() const { return kb_->lnc(); }
 
  private:
-  int CheckCore(int core) const {
+  int CheckCore(int64_t core) const {
     if (core < 0 || core >= kb_->lnc()) {
       RaiseInvalid("core " + std::to_string(core) + " of a kernel with lnc " +
                    std::to_string(kb_->lnc()));
     }
-    return core;
+    return static_cast<int>(core);
   }
 
   static isa::Engine EngineOf(const std::string& name) {
@@ -170,22 +170,28 @@ class Builder {
   }
 
   kb::InstRef RefOf(const py::tuple& t, const char* what) {
-    if (t.size() != 3) {
-      throw py::type_error(std::string(what) + " must be a (core, engine, index) tuple");
-    }
-    if (!py::isinstance<py::int_>(t[0]) || !py::isinstance<py::str>(t[1]) ||
+    if (t.size() != 3 || !py::isinstance<py::int_>(t[0]) || !py::isinstance<py::str>(t[1]) ||
         !py::isinstance<py::int_>(t[2])) {
       throw py::type_error(std::string(what) +
                            " must be a (core: int, engine: str, index: int) tuple");
     }
-    int core = t[0].cast<int>();
+    const int core = CheckCore(ClampedInt(t[0]));
     kb::Stream& s = StreamOf(core, t[1].cast<std::string>());
-    int index = t[2].cast<int>();
+    const int64_t index = ClampedInt(t[2]);
     if (index < 0 || index >= s.size()) {
-      RaiseInvalid(std::string("depend: ") + what + " " + Where(s, index) +
-                   "no such instruction (" + std::to_string(s.size()) + " in the stream)");
+      RaiseInvalid(std::string("depend: ") + what + " " + Name(core, s.engine(), -1) + "[" +
+                   std::to_string(index) + "]: no such instruction (" + std::to_string(s.size()) +
+                   " in the stream)");
     }
-    return kb::InstRef{core, s.engine(), index};
+    return kb::InstRef{core, s.engine(), static_cast<int>(index)};
+  }
+
+  // A Python int as int64_t, saturated (every caller range-checks the result).
+  static int64_t ClampedInt(const py::handle& value) {
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
+    if (overflow != 0) return overflow > 0 ? INT64_MAX : INT64_MIN;
+    return v;
   }
 
   // "sg00 dve[3]" (the builder's spelling of a stream position); no index when position < 0.

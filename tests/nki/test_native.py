@@ -361,8 +361,14 @@ def test_depend_errors():
     with raises(native.TrnsimError, r"consumer sg00 sp\[0\] does not come after the producer "
                                     r"sg00 sp\[1\] in the same stream \(deadlock\)"):
         k.depend((0, "sp", 0), (0, "sp", 1))
+    with raises(native.TrnsimError, rf"depend: consumer sg00 sp\[{2**40}\]: no such instruction"):
+        k.depend((0, "sp", 2**40), (0, "sp", 0))
+    with raises(native.TrnsimError, r"core 9223372036854775807 of a kernel with lnc 2"):
+        k.depend((0, "sp", 1), (2**70, "sp", 0))
     with raises(TypeError, r"consumer must be a \(core: int, engine: str, index: int\) tuple"):
         k.depend((0, 1, 0), (0, "sp", 0))
+    with raises(TypeError, r"producer must be a \(core: int, engine: str, index: int\) tuple"):
+        k.depend((0, "sp", 1), (0, "sp"))
 
 
 def test_label_errors():
