@@ -2,7 +2,8 @@
 # Installs the trnsim .deb with apt-get into a fresh Debian 12 (bookworm) root made by
 # debootstrap, as a new user's machine would, then checks what the package promises there:
 # Depends pulled in by apt, the `neuron` group and the token, libnrt found through
-# /etc/ld.so.conf.d (a C client linked with -lnrt runs without LD_LIBRARY_PATH), the tools.
+# /etc/ld.so.conf.d (a C client linked with -lnrt runs without LD_LIBRARY_PATH), the tools,
+# and the NKI front end's module with the python3 and numpy its Recommends pulled in.
 #
 #   scripts/check-deb-fresh-debian.sh DEB [ROOT]      (root; needs the Debian mirror: not in make test)
 #
@@ -33,5 +34,8 @@ chroot "$root" /bin/bash -euo pipefail -c '
   ldd /root/first_app | grep -q "libnrt.so.1 => /opt/trnsim/lib/libnrt.so.1"
   for tool in /opt/trnsim/bin/*; do "$tool" --version > /dev/null; done
   NEURON_LOGICAL_NC_CONFIG=1 /root/first_app /opt/trnsim/share/trnsim/neff/attention_bf16.neff \
-    | tail -1 | grep -q "1 of 1 models PASS"'
+    | tail -1 | grep -q "1 of 1 models PASS"
+  PYTHONPATH=/opt/trnsim/lib/python3/dist-packages python3 -c "
+import numpy, _trnsim_nki as native
+assert native.runtime_info()[\"chip\"] == \"trn2\""'
 echo "check-deb: $(basename "$deb") installs and runs on a fresh Debian 12 ($root)"

@@ -9,7 +9,10 @@
 #   - checks RUNPATH with readelf: exactly $ORIGIN/../lib on every program, none on libnrt, no
 #     RPATH anywhere; the dynamic loader resolves libnrt.so.1 of the programs that link it to
 #     PREFIX/lib; no installed text file names the build directory;
-#   - runs neuron-profile capture and view on an installed sample NEFF.
+#   - runs neuron-profile capture and view on an installed sample NEFF;
+#   - the NKI front end: PREFIX/lib/python3/dist-packages holds _trnsim_nki (RUNPATH exactly
+#     $ORIGIN/../..) and the trnsim_nki package; Debian's python3 with nothing but PYTHONPATH
+#     imports both, loads libnrt.so.1 from PREFIX/lib, builds a kernel and runs it.
 # Prints one FAIL line per problem and exits 1 if there was any.
 set -euo pipefail
 build=$(cd "$1" && pwd) version=$2
@@ -64,6 +67,40 @@ done
 [[ $linking -ge 2 ]] || fail "only $linking programs link libnrt.so.1 (trnsim-demo, neuron-profile do)"
 if leaks=$(grep -rlI -- "$build" "$prefix"); then
   fail "installed files name the build directory: $leaks"
+fi
+
+# The NKI front end from the prefix.
+site="$prefix/lib/python3/dist-packages"
+modules=("$site"/_trnsim_nki.*.so)
+if [[ ! -f ${modules[0]} ]]; then
+  fail "no _trnsim_nki module in ${site#"$prefix"/}: $(ls "$site" 2>&1)"
+else
+  [[ -z $(dynamic "${modules[0]}" RPATH) ]] || fail "${modules[0]#"$prefix"/} has an RPATH"
+  runpath=$(dynamic "${modules[0]}" RUNPATH)
+  [[ $runpath == '$ORIGIN/../..' ]] ||
+    fail "${modules[0]#"$prefix"/} has RUNPATH '$runpath', not \$ORIGIN/../.."
+  [[ -f $site/trnsim_nki/__init__.py ]] || fail "no trnsim_nki package in ${site#"$prefix"/}"
+  if ! out=$(clean_env NEURON_LOGICAL_NC_CONFIG=1 PYTHONPATH="$site" /usr/bin/python3 -c '
+import os, sys
+import _trnsim_nki as native, trnsim_nki
+prefix = os.path.realpath(sys.argv[1])
+for module in (native, trnsim_nki):
+    assert os.path.realpath(module.__file__).startswith(prefix + "/"), module.__file__
+assert native.runtime_info()["lnc"] == 1
+libnrt = {line.split()[-1] for line in open("/proc/self/maps") if "libnrt.so" in line}
+assert [os.path.dirname(os.path.realpath(p)) for p in libnrt] == [prefix + "/lib"], libnrt
+k = native.KernelBuilder("copy")
+x, y = k.add_input("x", "fp32", [4, 8]), k.add_output("y", "fp32", [4, 8])
+tile = "sbuf[p0:4, 0 + [8 x 1]] fp32"
+load = k.emit(0, "sp", f"dma_copy dst={tile} src=hbm[var{x} + 0, [4 x 8, 8 x 1]] fp32 queue=0")
+store = k.emit(0, "sp", f"dma_copy dst=hbm[var{y} + 0, [4 x 8, 8 x 1]] fp32 src={tile} queue=1")
+k.depend((0, "sp", store), (0, "sp", load))
+data = bytes(range(128))
+assert native.Model.load(k.build()).execute({"x": data}) == {"y": data}
+print("python ok")
+' "$prefix" 2>&1) || [[ $out != "python ok" ]]; then
+    fail "the NKI front end from the prefix: $out"
+  fi
 fi
 
 # neuron-profile on an installed sample, from a scratch folder, with nothing but the emulated

@@ -3,8 +3,9 @@
 #   package_test.sh BUILD_DIR VERSION CC
 # 1. cpack (CPackConfig.cmake of BUILD_DIR) builds trnsim_VERSION_amd64.deb into a temporary
 #    folder; the time it takes is printed.
-# 2. Control fields (dpkg-deb -f): Package, Version, Architecture, and Depends naming the
-#    runtime packages of gRPC, protobuf and abseil (computed by dpkg-shlibdeps).
+# 2. Control fields (dpkg-deb -f): Package, Version, Architecture, Depends naming the
+#    runtime packages of gRPC, protobuf and abseil (computed by dpkg-shlibdeps), and Recommends
+#    naming the Python the NKI front end was built for and numpy.
 # 3. Control files (dpkg-deb -e): postinst, prerm, postrm executable and `sh -n` clean;
 #    conffiles lists the two /etc files. Then the scripts run (install, upgrade, remove, purge)
 #    in a private mount namespace over an empty tmpfs /etc, with stubs for the commands that
@@ -15,7 +16,8 @@
 #    ld.so.conf.d entry, /etc/default/neurond, the two units and the tmpfiles.d entry, and the
 #    programs are stripped.
 # 5. The unpacked programs answer --version with an empty environment and load the unpacked
-#    libnrt.so.1 through their RUNPATH; a C client built with -I/-L into the unpacked tree runs.
+#    libnrt.so.1 through their RUNPATH; a C client built with -I/-L into the unpacked tree runs;
+#    Debian's python3 imports the unpacked _trnsim_nki, which loads the unpacked libnrt.so.1.
 # 6. The unpacked neurond, socket-activated by systemd-socket-activate on a temporary socket
 #    with a token file, serves that client through TRNSIM_DAEMON and TRNSIM_TOKEN_FILE.
 # 7. systemd-analyze verify accepts the unit files, silently (with the unpacked tree as --root).
@@ -61,6 +63,10 @@ for package in 'libgrpc\+\+[0-9.]+' 'libprotobuf[0-9]+' 'libabsl[0-9]+' 'libarch
                'libssl3' 'libncursesw?[0-9]+' 'libc6' 'passwd'; do
   [[ $depends =~ (^|, )$package( |,|$) ]] || fail "Depends does not name $package: $depends"
 done
+recommends=$(field Recommends)
+python_abi=$(/usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+[[ $recommends == *"python3 (>= $python_abi)"* && $recommends == *python3-numpy* ]] ||
+  fail "Recommends does not name python3 $python_abi and python3-numpy: $recommends"
 
 # 3. Control files.
 dpkg-deb -e "$deb" "$work/control"
@@ -139,10 +145,14 @@ for file in lib/libnrt.so lib/libnrt.so.1 lib/libnrt.so.2.31.0.0 include/nrt/nrt
             lib/cmake/trnsim/trnsimConfig.cmake lib/cmake/trnsim/trnsimConfigVersion.cmake \
             lib/pkgconfig/libnrt.pc share/trnsim/neff/manifest.json \
             share/trnsim/neff/attention_bf16.neff share/doc/trnsim/README.md \
-            share/doc/trnsim/docs/install.md bin/neurond bin/neuron-ls bin/neuron-profile; do
+            share/doc/trnsim/docs/install.md bin/neurond bin/neuron-ls bin/neuron-profile \
+            lib/python3/dist-packages/trnsim_nki/__init__.py; do
   [[ -e $prefix/$file ]] || fail "the package has no /opt/trnsim/$file"
 done
-for program in "$prefix"/bin/* "$prefix/lib/libnrt.so.2.31.0.0"; do
+site="$prefix/lib/python3/dist-packages"
+modules=("$site"/_trnsim_nki.*.so)
+[[ -f ${modules[0]} ]] || fail "the package has no _trnsim_nki module: $(ls "$site" 2>&1)"
+for program in "$prefix"/bin/* "$prefix/lib/libnrt.so.2.31.0.0" "${modules[0]}"; do
   if readelf -S "$program" | grep -q '\.debug_info'; then
     fail "${program#"$root"} is not stripped"
   fi
@@ -165,6 +175,17 @@ done
   -lnrt -o "$work/client"
 client=(clean_env LD_LIBRARY_PATH="$prefix/lib" TRNSIM_INSTANCE=trn2.3xlarge "$work/client")
 "${client[@]}" 4 "$version" || fail "the C client against the unpacked library"
+if ! out=$(clean_env PYTHONPATH="$site" /usr/bin/python3 -c '
+import os, sys
+import _trnsim_nki as native
+assert native.chip_info("trn2")["partitions"] == 128
+assert native.runtime_info()["instance"] == "trn2.48xlarge"
+libnrt = {line.split()[-1] for line in open("/proc/self/maps") if "libnrt.so" in line}
+assert [os.path.dirname(p) for p in libnrt] == [sys.argv[1] + "/lib"], libnrt
+print("python ok")
+' "$(realpath "$prefix")" 2>&1) || [[ $out != "python ok" ]]; then
+  fail "_trnsim_nki from the unpacked tree: $out"
+fi
 
 # 6. The unpacked neurond under socket activation, the client with TRNSIM_TOKEN_FILE.
 activate=/usr/bin/systemd-socket-activate

@@ -222,14 +222,19 @@ InstRef Stream::SendRecv(const isa::AccessPattern& dst, const isa::AccessPattern
   return Emit(i);
 }
 
-InstRef Stream::DebugPrint(std::string_view prefix, const isa::AccessPattern& src) {
+StatusOr<InstRef> Stream::AddDebugPrint(std::string_view prefix, const isa::AccessPattern& src) {
   StatusOr<uint32_t> id = prefixes_->Intern(prefix);
-  if (!id.ok()) return Fail(InvalidError(Where(size()) + id.status().message()));
+  if (!id.ok()) return InvalidError(Where(size()) + id.status().message());
   Instruction i;
   i.opcode = Opcode::kDebugPrint;
   i.index = *id;
   i.ap[isa::kSrc] = src;
-  return Emit(i);
+  return Add(i);
+}
+
+InstRef Stream::DebugPrint(std::string_view prefix, const isa::AccessPattern& src) {
+  StatusOr<InstRef> ref = AddDebugPrint(prefix, src);
+  return ref.ok() ? *ref : Fail(ref.status());
 }
 
 }  // namespace trnsim::kb

@@ -150,6 +150,9 @@ class Stream {
   // The prefix goes into the core's table (at most 511 bytes, no NUL). Completes like any
   // synchronous instruction of this engine; Depend on the instruction that wrote src first.
   InstRef DebugPrint(std::string_view prefix, const isa::AccessPattern& src);
+  // The same, returning the error instead of recording it (for callers that report each
+  // failure at once, like the Python binding).
+  StatusOr<InstRef> AddDebugPrint(std::string_view prefix, const isa::AccessPattern& src);
 
   // ---- PE (stream_ops.cc) -------------------------------------------------------------------
   InstRef LoadStationary(const isa::AccessPattern& stationary);
