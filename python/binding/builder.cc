@@ -62,6 +62,9 @@ class Builder {
   int64_t AddScratch(std::string name, uint64_t nbytes) {
     return Value(kb_->AddScratch(std::move(name), nbytes)).var_id;
   }
+  int64_t AddShared(std::string name, uint64_t nbytes) {
+    return Value(kb_->AddShared(std::move(name), nbytes)).var_id;
+  }
   int64_t AddConstant(std::string name, const std::string& dtype, std::vector<uint32_t> shape,
                       const py::buffer& data) {
     std::vector<uint8_t> bytes = BufferBytes(data, "constant data");
@@ -254,6 +257,9 @@ void RegisterBuilder(py::module_& m) {
            "Declares an output tensor in HBM; returns its var_id.")
       .def("add_scratch", &Builder::AddScratch, arg("name"), arg("nbytes"),
            "Declares HBM scratch private to the model; returns its var_id.")
+      .def("add_shared", &Builder::AddShared, arg("name"), arg("nbytes"),
+           "Declares HBM scratch shared by the model's subgraphs (a virtual variable in the "
+           "logical core's scratchpad); returns its var_id.")
       .def("add_constant", &Builder::AddConstant, arg("name"), arg("dtype"), arg("shape"),
            arg("data"), "Declares an HBM constant initialised from data; returns its var_id.")
       .def("emit", &Builder::Emit, arg("core"), arg("engine"), arg("text"),

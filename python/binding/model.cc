@@ -63,6 +63,7 @@ std::unique_ptr<Model> Model::Load(const py::buffer& neff, int start_vnc) {
     RuntimeCall call;
     std::lock_guard<std::mutex> lock(m->mu_);
     closed = !call.ok();
+    m->session_ = call.session();
     if (!closed) {
       status = nrt_load(buf.ptr, size, start_vnc, -1, &m->model_);
       failed = status == kOk ? m->Setup(&status) : "nrt_load";
@@ -166,7 +167,7 @@ py::dict Model::Run(const py::dict& inputs, const std::string* profile_path) {
       if (status == kOk && s != kOk) status = s, failed = what;
       return status == kOk;
     };
-    closed = !call.ok();
+    closed = !LiveLocked(call);
     unloaded = model_ == nullptr;
     if (!closed && !unloaded) {
       for (size_t k = 0; k < inputs_.size() && status == kOk; ++k) {
@@ -199,7 +200,7 @@ py::dict Model::Stats() {
     py::gil_scoped_release release;
     RuntimeCall call;
     std::lock_guard<std::mutex> lock(mu_);
-    closed = !call.ok();
+    closed = !LiveLocked(call);
     unloaded = model_ == nullptr;
     if (!closed && !unloaded) status = trnsim_get_execution_stats(model_, &stats);
   }
@@ -212,12 +213,12 @@ py::dict Model::Stats() {
 bool Model::loaded() {
   py::gil_scoped_release release;
   std::lock_guard<std::mutex> lock(mu_);
-  return model_ != nullptr && !RuntimeClosed();
+  return model_ != nullptr && !RuntimeClosed() && RuntimeSession() == session_;
 }
 
 int Model::ReleaseLocked() {
   int status = kOk;
-  if (RuntimeClosed()) {
+  if (RuntimeClosed() || RuntimeSession() != session_) {
     // nrt_close has unloaded the model and freed its tensors; the handles are dead.
   } else {
     for (auto* list : {&inputs_, &outputs_}) {

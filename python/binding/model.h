@@ -11,6 +11,8 @@
 // one at a time per model (mu_), in the lock order RuntimeCall, then mu_.
 #pragma once
 
+#include "python/binding/runtime.h"
+
 #include <pybind11/pybind11.h>
 
 #include <cstdint>
@@ -67,6 +69,9 @@ class Model {
 
   std::mutex mu_;
   nrt_model_t* model_ = nullptr;
+  uint64_t session_ = 0;  // RuntimeSession() at load; another session means dead handles
+  // True when this model's handles belong to the running session (mu_ held).
+  bool LiveLocked(const RuntimeCall& call) const { return call.ok() && call.session() == session_; }
   nrt_tensor_set_t* input_set_ = nullptr;
   nrt_tensor_set_t* output_set_ = nullptr;
   std::vector<IoTensor> inputs_;

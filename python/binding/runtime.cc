@@ -21,6 +21,7 @@ enum class State { kNotStarted, kOpen, kClosed };
 std::atomic<State> g_state{State::kNotStarted};
 std::mutex g_init_mu;        // serialises the first nrt_init
 std::shared_mutex g_api_mu;  // shared: a call inside libnrt; exclusive: nrt_close
+std::atomic<uint64_t> g_session{0};
 
 // At interpreter exit (atexit): waits for calls in flight, then nrt_close, which unloads the
 // models still loaded.
@@ -34,6 +35,18 @@ void Close() {
   py::gil_scoped_release release;
   std::unique_lock<std::shared_mutex> lock(g_api_mu);
   nrt_close();
+}
+
+// runtime_close(): nrt_close now, nrt_init again on the next use (with the environment of
+// then). Models loaded before are dead: their calls raise NRT_CLOSED. No-op when not open.
+void Restart() {
+  std::lock_guard<std::mutex> init_lock(g_init_mu);
+  if (g_state.load() != State::kOpen) return;
+  py::gil_scoped_release release;
+  std::unique_lock<std::shared_mutex> lock(g_api_mu);
+  nrt_close();
+  ++g_session;  // models of the closed session are dead from now on, before any restart
+  g_state = State::kNotStarted;
 }
 
 // The instance type whose libnrt codes these are (trnsim's table, simulator/spec/).
@@ -93,17 +106,24 @@ void EnsureOpen() {
   if (state == State::kOpen) return;
   if (state == State::kClosed) Raise(Status(StatusCode::kClosed, "the runtime is closed"));
   CheckNrt("nrt_init", nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, "", ""));
+  ++g_session;
   g_state = State::kOpen;
 }
 
 bool RuntimeClosed() { return g_state.load() == State::kClosed; }
 
-RuntimeCall::RuntimeCall() : lock_(g_api_mu), ok_(g_state.load() == State::kOpen) {}
+uint64_t RuntimeSession() { return g_session.load(); }
+
+RuntimeCall::RuntimeCall()
+    : lock_(g_api_mu), ok_(g_state.load() == State::kOpen), session_(g_session.load()) {}
 
 void RegisterRuntime(py::module_& m) {
   m.def("runtime_info", &RuntimeInfo,
         "libnrt's view of this process (nrt_init on first use): instance type and chip, LNC, "
         "logical cores, trnsim version.");
+  m.def("runtime_close", &Restart,
+        "nrt_close; the next call starts the runtime again (nrt_init) with the environment of "
+        "then. Models loaded before are dead (their calls raise TrnsimError NRT_CLOSED).");
   py::module_::import("atexit").attr("register")(py::cpp_function(&Close));
 }
 

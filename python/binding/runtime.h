@@ -3,7 +3,9 @@
 // call is inside libnrt.
 //
 // Lifecycle: NotStarted -> Open (first EnsureOpen that succeeds; a failed nrt_init leaves it
-// NotStarted, so a later call retries) -> Closed (at exit; for good: calls then raise
+// NotStarted, so a later call retries) -> NotStarted again after runtime_close() (the front
+// end restarts the runtime when a kernel needs another LNC or instance; the next EnsureOpen
+// starts a new session) -> Closed (at exit; for good: calls then raise
 // TrnsimError NRT_CLOSED, and handles of loaded models are dead, so nothing frees them).
 //
 // Thread safety: EnsureOpen needs the GIL. A RuntimeCall may be taken with or without the GIL
@@ -11,6 +13,7 @@
 // the exit hook holds the GIL until it releases it to wait for every RuntimeCall to end.
 #pragma once
 
+#include <cstdint>
 #include <shared_mutex>
 
 namespace trnsim::python {
@@ -19,16 +22,21 @@ namespace trnsim::python {
 void EnsureOpen();
 // True once the runtime has been closed (model handles are dead).
 bool RuntimeClosed();
+// The runtime session: incremented by every nrt_init. A model loaded in an earlier session
+// (before runtime_close() and a restart) has dead handles.
+uint64_t RuntimeSession();
 
 // Holds the runtime open for one call into libnrt; ok() is false when it was closed first.
 class RuntimeCall {
  public:
   RuntimeCall();
   bool ok() const { return ok_; }
+  uint64_t session() const { return session_; }
 
  private:
   std::shared_lock<std::shared_mutex> lock_;
   bool ok_;
+  uint64_t session_;
 };
 
 }  // namespace trnsim::python

@@ -94,7 +94,10 @@ def _declare_variables(kb, trace):
             s.var_id = kb.add_constant(unique(s.name, "const"), s.dtype.isa, list(s.shape),
                                        s.constant)
         elif s.first_use is not None:
-            s.var_id = kb.add_scratch(unique(s.name, "scratch"), max(s.nbytes, 1))
+            # shared_hbm scratch is one buffer for every core of the launch; hbm/private_hbm
+            # is each program's own (a subgraph's tmp-buf).
+            declare = kb.add_shared if s.buffer.name == "shared_hbm" else kb.add_scratch
+            s.var_id = declare(unique(s.name, "scratch"), max(s.nbytes, 1))
 
 
 def _peer_storages(trace):
@@ -121,8 +124,8 @@ def _text(instr, semaphores, peers):
     parts.extend(instr.fields)
     text = " ".join(parts)
     if "@" in text:
-        for symbol, index in semaphores.items():
-            text = text.replace(symbol, str(index))
+        for symbol in sorted(semaphores, key=len, reverse=True):
+            text = text.replace(symbol, str(semaphores[symbol]))
     return text
 
 

@@ -54,19 +54,25 @@ def _absolute(view):
     return fp
 
 
-def _records_of(storage):
-    """[writes, reads by (channel, footprint)]: the access records that later accesses of the storage must follow."""
+def _records_of(storage, core):
+    """[writes, reads by (channel, footprint)]: the access records of `core`'s instructions
+    that later accesses of the storage by that core must follow (HBM storages are shared by
+    the cores of an SPMD launch; each core's records are its own)."""
     if storage.records is None:
+        storage.records = {}
+    records = storage.records.get(core)
+    if records is None:
         writes, reads = [], {}
         lo = storage.offset or 0
         hi = lo + storage.bytes_per_partition
         for pred in storage.predecessors:
-            if pred.records:
-                writes.extend(r for r in pred.records[0] if r.fp[2] < hi and lo < r.fp[3])
-                reads.update((k, r) for k, r in pred.records[1].items()
+            pred_records = (pred.records or {}).get(core)
+            if pred_records:
+                writes.extend(r for r in pred_records[0] if r.fp[2] < hi and lo < r.fp[3])
+                reads.update((k, r) for k, r in pred_records[1].items()
                              if r.fp[2] < hi and lo < r.fp[3])
-        storage.records = [writes, reads]
-    return storage.records
+        records = storage.records[core] = [writes, reads]
+    return records
 
 
 def compute(instrs):
@@ -79,7 +85,7 @@ def compute(instrs):
             if not (op.read or op.write):
                 continue
             fp = _absolute(op.tensor)
-            writes, reads = _records_of(op.tensor.storage)
+            writes, reads = _records_of(op.tensor.storage, instr.core)
             found = [r for r in writes if _overlap(r.fp, fp)]
             if op.write:
                 found += [r for r in reads.values() if _overlap(r.fp, fp)]

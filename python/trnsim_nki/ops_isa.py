@@ -701,7 +701,7 @@ def core_barrier(data, cores, engine=engine.gpsimd, name=None):
     # `data` is not an operand of core_barrier: it orders the barrier after this core's
     # accesses to it and later accesses after the barrier.
     return _emit(eng, "core_barrier", [Operand(None, data, write=True, read=True)],
-                 [f"sem={t.barrier_semaphore()}"], api)
+                 [f"sem={t.barrier_semaphore(eng)}"], api)
 
 
 def sendrecv(src, dst, send_to_rank, recv_from_rank, pipe_id, dma_engine=dma_engine.dma,

@@ -153,8 +153,10 @@ class Trace:
             self.semaphores.append(symbol)
         return symbol
 
-    def barrier_semaphore(self):
-        return self.semaphore("@barrier")
+    def barrier_semaphore(self, engine):
+        """One barrier semaphore per engine: core_barrier counts arrivals per semaphore, and
+        one engine issues its barriers in the same order on both cores (docs/isa.md §7.9)."""
+        return self.semaphore(f"@barrier_{engine}")
 
     def sendrecv(self, src, dst, pipe, api):
         """nisa.sendrecv on LNC=2: a core barrier that orders this core's earlier use of dst
@@ -162,7 +164,7 @@ class Trace:
         made at the same line, the same time, by the peer's program), then a wait for the
         peer's transfer into ours, which later readers of dst depend on."""
         self.emit("sp", "core_barrier", [Operand(None, dst, write=True, read=True)],
-                  [f"sem={self.barrier_semaphore()}"], api=api)
+                  [f"sem={self.barrier_semaphore('sp')}"], api=api)
         sem = self.semaphore(f"@pipe{pipe}")
         instr = self.emit("sp", "sendrecv", [Operand("dst", dst, write=False, read=False),
                                              Operand("src", src)],

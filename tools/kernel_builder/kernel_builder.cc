@@ -179,4 +179,14 @@ StatusOr<HbmTensor> KernelBuilder::AddScratch(std::string name, uint64_t bytes,
                      options, {});
 }
 
+StatusOr<HbmTensor> KernelBuilder::AddShared(std::string name, uint64_t bytes) {
+  constexpr uint64_t kAlign = 64;  // the driver's allocation alignment
+  const uint64_t offset = (shared_bytes_ + kAlign - 1) / kAlign * kAlign;
+  TRNSIM_ASSIGN_OR_RETURN(HbmTensor t, AddVariable(neff::VariableType::kVirtual, std::move(name),
+                                                   isa::Dtype::kUint8, {}, bytes, {}, {}));
+  vars_.back().var.backing_variable_off = offset;
+  shared_bytes_ = offset + bytes;
+  return t;
+}
+
 }  // namespace trnsim::kb

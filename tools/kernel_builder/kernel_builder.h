@@ -85,8 +85,13 @@ class KernelBuilder {
   // A "file" variable initialised from `data` (exactly the shape's bytes).
   StatusOr<HbmTensor> AddConstant(std::string name, isa::Dtype dtype, std::vector<uint32_t> shape,
                                   std::vector<uint8_t> data, const VarOptions& options = {});
-  // A "tmp-buf" variable: HBM scratch private to the model.
+  // A "tmp-buf" variable: HBM scratch private to the model (each subgraph has its own).
   StatusOr<HbmTensor> AddScratch(std::string name, uint64_t bytes, const VarOptions& options = {});
+  // A "virtual" variable: HBM scratch in the logical core's shared scratchpad, the same bytes
+  // for both subgraphs of an LNC=2 model (NKI's shared_hbm scratch). Placed after the
+  // previous shared variables, 64-byte aligned (backing_variable_off). Its contents do not
+  // survive between executions (runtime/model/shared_scratchpad.h).
+  StatusOr<HbmTensor> AddShared(std::string name, uint64_t bytes);
 
   // ---- cores and dependencies ---------------------------------------------------------------
   Core& core(int index = 0);  // aborts on an index >= lnc() (a programming error)
@@ -120,6 +125,7 @@ class KernelBuilder {
   neff::Header header_;
   Diagnostics diagnostics_;
   std::vector<VarDecl> vars_;
+  uint64_t shared_bytes_ = 0;  // scratchpad bytes the virtual variables take so far
   std::vector<std::unique_ptr<Core>> cores_;
 };
 
