@@ -9,6 +9,11 @@ the storage `depth - 1` places later from the same site starts, so up to `depth`
 are in flight. Depth 4 is tried first, then 3, 2 and 1 (pure liveness); a kernel that does not
 fit even with depth 1 is an NkiResourceError naming the tile, its line and what was live.
 
+Placement is next fit: the search starts where the previous placement ended and wraps around,
+so memory is reused in the order it was freed — the oldest first. Reusing the bytes a tile
+freed a moment ago would make the new tile's first write wait for that tile's last readers
+(deps.py); reusing the longest-free bytes makes that wait one that has long been satisfied.
+
 SBUF capacity is what NKI leaves a kernel (nl.tile_size.total_available_sbuf_size: 212984 bytes
 per partition on trn2, 245752 on trn3), not the physical 224/256 KiB, so a kernel that fits
 here fits under AWS's compiler too. Every allocation reserves its byte range in all partitions (as the C++ builder's allocator
@@ -86,14 +91,18 @@ def _linear_scan(storages, ends, kind, capacity, bank, commit):
     order = sorted(storages, key=lambda s: (s.first_use, s.ident))
     by_offset = []  # live reservations (offset, size, storage), sorted by offset
     occupancy = _Occupancy()  # byte range -> the storage placed there last
+    cursor = 0  # next fit: search from the end of the previous placement, then wrap
     for s in order:
         start = s.first_use
         # Release storages whose reservation ended before this one starts.
         by_offset = [a for a in by_offset if ends[a[2].ident] >= start]
         size = _align(max(s.bytes_per_partition, 1), kind, s.dtype.itemsize)
-        offset = _first_fit(by_offset, size, capacity, bank, kind)
+        offset = _first_fit(by_offset, size, capacity, bank, kind, cursor)
+        if offset is None:
+            offset = _first_fit(by_offset, size, capacity, bank, kind, 0)
         if offset is None:
             return s, [a[2] for a in by_offset]
+        cursor = offset + size
         bisect.insort(by_offset, (offset, size, s), key=lambda e: e[0])
         if commit:
             s.offset = offset
@@ -128,10 +137,13 @@ class _Occupancy:
         return displaced
 
 
-def _first_fit(by_offset, size, capacity, bank, kind):
+def _first_fit(by_offset, size, capacity, bank, kind, start):
+    """The lowest offset >= start where `size` bytes fit between the live reservations."""
     align = SBUF_ALIGN if kind == "sbuf" else PSUM_ALIGN
-    candidate = 0
+    candidate = (start + align - 1) // align * align
     for offset, used, _ in by_offset:
+        if offset + used <= candidate:
+            continue
         candidate = _bank_fix(candidate, size, bank)
         if candidate + size <= offset:
             break

@@ -208,10 +208,24 @@ def dma_copy(dst, src, priority=None, oob_mode=oob_mode.error, dge_mode=dge_mode
         raise NkiValueError(f"{api}: dst has {dst.size} elements {list(dst.shape)} and src "
                             f"{src.size} {list(src.shape)}")
     t = tr.current()
-    eng = resolve_engine(engine, "sp", api, allowed=("sp", "act", "pool", "dve", "pe"))
+    eng = resolve_engine(engine, _dma_engine(t, src), api,
+                         allowed=("sp", "act", "pool", "dve", "pe"))
     queue = t.next_dma_queue(min(DMA_QUEUES, t.info["dma_queues_per_core"]))
     return _emit(eng, "dma_copy", [Operand("dst", dst, write=True, read=False),
                                    Operand("src", src)], [f"queue={queue}"], api, queue=queue)
+
+
+def _dma_engine(t, src):
+    """Which engine's queue issues a DMA when the kernel does not say. Every engine's sequencer
+    starts DMAs, and one engine issues in program order, so a store that waits for its data
+    would hold back every later DMA of its engine. Loads go on SP; a store of an on-chip tile
+    goes on the engine that wrote the tile last (ACT when that was the PE, which cannot write
+    SBUF), so it issues right after its data and never blocks the loads. This is what lets an
+    NKI kernel prefetch its next tiles while earlier results drain."""
+    if not src.on_chip:
+        return "sp"
+    engine = t.last_writer_engine.get(src.storage.ident, "sp")
+    return "act" if engine == "pe" else engine
 
 
 def dma_transpose(dst, src, axes=None, priority=None, dge_mode=dge_mode.unknown,

@@ -87,6 +87,7 @@ class Trace:
         self._site_counts = {}  # (core, site) -> storages made there so far
         self._write_epoch = {}  # storage ident -> writes so far (nc_matmul's stationary reuse)
         self.last_stationary = [None] * lnc  # what each core's PE array holds
+        self.last_writer_engine = {}  # storage ident -> engine of its latest writer
         self.semaphores = []  # symbolic semaphores ("@barrier", "@pipe0"), same on every core
         self._pipe_receives = {}  # (core, pipe) -> sendrecvs so far
         self.outputs = []
@@ -137,6 +138,7 @@ class Trace:
             storage = op.tensor.storage
             if op.write:
                 self._write_epoch[storage.ident] = self._write_epoch.get(storage.ident, 0) + 1
+                self.last_writer_engine[storage.ident] = engine
             if storage.on_chip and storage.core != self.core:
                 raise NkiError(f"{api}: {storage!r} belongs to another SPMD program's core")
             if storage.first_use is None:
