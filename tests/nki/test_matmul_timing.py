@@ -1,6 +1,7 @@
 """Timing sanity of the NKI front end (issue 17, "Done when"): a well-blocked 4096^3 bf16 matmul
 reaches at least 90% of one NeuronCore's PE peak in simulated time, and the naive version of
-the same product is much slower. Slow (two 137-GFLOP simulations per chip, plus one checked
+the same product is much slower; in the current generation and, through the documented
+nki.benchmark, in the previous one. Slow (four 137-GFLOP simulations per chip, plus one checked
 run): kept out of test_kernel_suite.py.
 
 Expectations (trn2 and trn3 alike, one NeuronCore, LNC=1):
@@ -89,3 +90,35 @@ def test_blocked_result_at_full_size(chip, monkeypatch):
     magnitude = np.abs(lhsT.astype(np.float64)).T @ np.abs(rhs.astype(np.float64))
     S.check_close(got, matmul.reference(lhsT, rhs), (1 + u_out) * gamma * magnitude, u_out,
                   "C [4096, 4096]")
+
+
+@pytest.mark.parametrize("chip", S.CHIPS)
+def test_legacy_benchmark_blocked_vs_tiled(chip, monkeypatch):
+    """The same comparison through the previous generation's documented interface:
+    nki.benchmark(warmup=, iters=)(kernel_fn)(*args), then
+    kernel.benchmark_result.nc_latency.get_latency_percentile(50) in microseconds (AWS: the
+    benchmarked run does not use the actual inputs, so only the latency is read).
+    kernels_legacy/matmul.py: matmul_blocked (same blocking as the current generation's) and
+    matmul_tiled (the naive form), same thresholds."""
+    import neuronxcc.nki as legacy_nki
+    from kernels_legacy import matmul as legacy_matmul
+    S.use_platform(monkeypatch, chip, 1)
+    lhsT, rhs = _inputs(chip)
+    args = (S.device_array(lhsT, DTYPE), S.device_array(rhs, DTYPE))
+    peak = _peak_flops(chip)
+    work = matmul.flops(M, K, N)
+    fraction = {}
+    for name, fn in (("blocked", legacy_matmul.matmul_blocked_kernel),
+                     ("tiled", legacy_matmul.matmul_tiled_kernel)):
+        bench = legacy_nki.benchmark(warmup=1, iters=2)(fn)
+        bench(*args)
+        latency_us = bench.benchmark_result.nc_latency.get_latency_percentile(50)
+        assert latency_us > 0, f"legacy {name}: non-positive latency {latency_us}"
+        fraction[name] = work / (latency_us * 1e-6) / peak
+        print(f"{chip} legacy {name}: {latency_us:.1f} us simulated, "
+              f"{fraction[name]:.3f} of PE peak")
+    assert fraction["blocked"] >= BLOCKED_MIN_FRACTION, \
+        f"legacy blocked 4096^3 bf16 matmul at {fraction['blocked']:.3f} of peak on {chip}"
+    assert fraction["tiled"] <= NAIVE_MAX_RATIO * fraction["blocked"], \
+        f"legacy tiled at {fraction['tiled']:.3f} of peak is not much below blocked " \
+        f"({fraction['blocked']:.3f}) on {chip}"
