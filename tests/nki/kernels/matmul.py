@@ -1,7 +1,6 @@
-"""Tiled matrix multiplication on the Tensor Engine: C = A^T . B.
-
-All three kernels take A already transposed, as the PE wants it:
-    lhsT: [K, M] (= A^T stored row-major; K is the contraction), rhs: [K, N];
+"""Tiled matrix multiplication on the Tensor Engine: C = A^T . B, with A = lhsT [K, M] and
+B = rhs [K, N] both stored K-major (K, the contraction, is their first dimension), i.e. the
+left operand of C = L . R is passed transposed (lhsT = L^T), as the PE wants it:
     result: [M, N] = lhsT^T @ rhs, in lhsT's dtype (float32 or bfloat16), accumulated in fp32
     PSUM over K.
 nisa.nc_matmul(dst, stationary[K<=128, M<=128], moving[K<=128, N<=512]) computes

@@ -1,5 +1,6 @@
-"""Tiled matrix multiplication, previous NKI generation: C = A^T . B with A given transposed,
-lhsT [K, M] and rhs [K, N], result [M, N] in lhsT's dtype, accumulated in fp32 PSUM.
+"""Tiled matrix multiplication, previous NKI generation: C = A^T . B with A = lhsT [K, M] and
+B = rhs [K, N] (the left operand passed transposed, K first), result [M, N] in lhsT's dtype,
+accumulated in fp32 PSUM.
 nisa.nc_matmul(stationary [K<=128, M<=128], moving [K<=128, N<=512]) returns
 stationary^T @ moving as a PSUM tile; accumulation over K is written `acc += nisa.nc_matmul(...)`
 into a PSUM tile made by nl.zeros (the legacy idiom; associative reductions may live in
