@@ -173,8 +173,10 @@ def _layernorm_case(dtype, shape):
 # + 2 u32. The running rescales add <= 8 u32 per KV block; the Skv-term sums of p and of p v,
 # Skv u32 each. The output is a p-weighted mean of v rows, so the error is at most
 # 2 (e_p + (Skv + 8 blocks + 8) u32) max|v|. bf16: p is rounded to bf16 as the PE operand of
-# p @ v (the normaliser sums unrounded fp32 p), <= u_bf16 max|v|, and the output cast
-# u_bf16 |out| <= u_bf16 max|v|.
+# p @ v. Relative weight perturbations |delta_j| <= u_bf16 move a weighted mean of v rows by at
+# most 2 u_bf16 max|v| (even if the normaliser also sums the rounded p: the reference does not
+# say whether ACT reduces before or after the output cast), and the output cast adds
+# u_bf16 |out| <= u_bf16 max|v|: 3 u_bf16 max|v| in all.
 
 def _attention_case(dtype, Sq, Skv, d, kv_block):
     def run(rng):
@@ -192,7 +194,7 @@ def _attention_case(dtype, Sq, Skv, d, kv_block):
         v_max = np.abs(v).max()
         atol = 2 * (e_p + (Skv + 8 * blocks + 8) * U32) * v_max
         if dtype != "float32":
-            atol += 2 * _u_out(dtype) * v_max
+            atol += 3 * _u_out(dtype) * v_max
         S.check_close(got, attention.reference(q, k, v), atol, 0.0, "attention out")
     return run
 
