@@ -22,14 +22,13 @@ Contract:
   - `rng_for(name)`: a numpy Generator seeded from the case name: inputs are the same on every
     run and host.
 
-LEAD HOOKS (the front end's calls this suite assumes; rename here if the front end spells them
-otherwise):
+Front-end calls this suite uses besides AWS's API (docs/nki.md):
   1. trnsim_nki.host_array(x, dtype): marks a float32 numpy array as an HBM input of NKI dtype
      `dtype` (e.g. "bfloat16"); issue 17 item 6, host representation of bf16/fp8.
   2. trnsim_nki.chip_peak_flops(chip, dtype): the PE peak of one NeuronCore, FLOP/s.
-  3. trnsim_nki.benchmark(kernel, *args, warmup=, iters=): the current generation's
-     counterpart of the legacy nki.benchmark (issue 17 item 4), returning an object with
-     .nc_latency.get_latency_percentile(p) in microseconds of simulated time.
+  3. nki.benchmark(kernel, warmup=, iters=) in the current generation too: the legacy
+     interface, .benchmark_result.nc_latency.get_latency_percentile(p) in microseconds of
+     simulated time (issue 17 item 4).
 """
 import os
 import zlib
@@ -75,7 +74,7 @@ def device_array(x, dtype):
         return x
     assert np.array_equal(round_to(x, dtype), x, equal_nan=True), \
         f"input is not representable in {dtype}: round it with round_to first"
-    import trnsim_nki  # LEAD HOOK 1
+    import trnsim_nki
     return trnsim_nki.host_array(x, dtype)
 
 

@@ -37,16 +37,17 @@ def _simulated_latency_us(kernel, args):
     """p50 simulated latency of one execution of kernel(*args), microseconds.
 
     The current generation's reference has no benchmark call (nki/api/nki/__init__.py
-    documents jit and simulate only); issue 17 item 4 asks for its equivalent of the legacy
-    nki.benchmark: LEAD HOOK 3 (suite_support)."""
-    import trnsim_nki
-    result = trnsim_nki.benchmark(kernel, *args, warmup=1, iters=2)
-    return result.nc_latency.get_latency_percentile(50)
+    documents jit and simulate only); trnsim offers the legacy nki.benchmark there too
+    (issue 17 item 4, docs/nki.md "Timing")."""
+    import nki
+    timed = nki.benchmark(kernel, warmup=0, iters=1)  # simulated time is deterministic
+    timed(*args)
+    return timed.benchmark_result.nc_latency.get_latency_percentile(50)
 
 
 def _peak_flops(chip):
     import trnsim_nki
-    return trnsim_nki.chip_peak_flops(chip, DTYPE)   # LEAD HOOK 2 (suite_support)
+    return trnsim_nki.chip_peak_flops(chip, DTYPE)
 
 
 def _inputs(chip):
