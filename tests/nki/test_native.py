@@ -476,3 +476,26 @@ except native.TrnsimError as e:
                          check=False, timeout=60)
     assert run.returncode == 0, run.stderr
     assert run.stdout.startswith("NRT_FAILURE nrt_init: NRT_FAILURE (1)"), run.stdout
+
+
+def test_faults_reach_the_module(tmp_path):
+    """TRNSIM_FAULTS applies as for any libnrt client: the 2nd execution fails with the fault's
+    status (docs/faults.md), named in the TrnsimError."""
+    neff_path = tmp_path / "k.neff"
+    neff_path.write_bytes(build_vector_add(1).build())
+    script = f"""
+import numpy as np, _trnsim_nki as native
+model = native.Model.load(open({str(neff_path)!r}, "rb").read())
+x = np.ones((128, 512), np.float32)
+model.execute({{"a": x, "b": x}})
+try:
+    model.execute({{"a": x, "b": x}})
+except native.TrnsimError as e:
+    print(e.status, e)
+"""
+    run = subprocess.run([sys.executable, "-c", script],
+                         env=child_env(TRNSIM_FAULTS="nc_ue:nc=0,exec=2"), capture_output=True,
+                         text=True, check=False, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == ("NRT_EXEC_HW_ERR_NC_UE nrt_execute: NRT_EXEC_HW_ERR_NC_UE (1202); "
+                          "libnrt logged the reason\n"), run.stdout + run.stderr
