@@ -28,20 +28,26 @@ build: configure
 # installed headers and library, as on /opt/aws/neuron) runs the attention and MLP sample NEFFs
 # on an emulated trn2, checks every output against the reference math and, with
 # TRNSIM_EXEC_REPORT=1, logs the simulated time and per-engine utilisation of each execution.
-# It builds only what it runs: libnrt (target nrt) and the sample NEFFs, and installs only the
-# install components `libnrt` and `samples` (packaging/CMakeLists.txt) — no tools, tests or
-# benchmarks.
+# Then an NKI kernel (tools/first_app/first_nki_kernel.py, written for AWS's Neuron Kernel
+# Interface) is traced, run and checked the same way, printing its simulated latency and MFU.
+# It builds only what it runs: libnrt (target nrt), the sample NEFFs and the NKI front end's
+# module (_trnsim_nki), and installs only the install components `libnrt`, `samples` and
+# `python` (packaging/CMakeLists.txt) — no tools, tests or benchmarks.
 RUN_PREFIX  := $(abspath $(BUILD_DIR))/run-install
 RUN_NEFFS   := $(RUN_PREFIX)/share/trnsim/neff
-RUN_TARGETS := nrt trnsim_sample_neffs
+RUN_TARGETS := nrt trnsim_sample_neffs _trnsim_nki
 run: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS) --target $(RUN_TARGETS)
 	@cmake --install $(BUILD_DIR) --prefix $(RUN_PREFIX) --component libnrt > /dev/null
 	@cmake --install $(BUILD_DIR) --prefix $(RUN_PREFIX) --component samples > /dev/null
+	@cmake --install $(BUILD_DIR) --prefix $(RUN_PREFIX) --component python > /dev/null
 	@$(CC) -std=c11 -O2 -Wall -Wextra tools/first_app/first_app.c -I $(RUN_PREFIX)/include \
 	  -L $(RUN_PREFIX)/lib -lnrt -lm -o $(BUILD_DIR)/first_app
 	@NEURON_LOGICAL_NC_CONFIG=1 TRNSIM_EXEC_REPORT=1 LD_LIBRARY_PATH=$(RUN_PREFIX)/lib \
 	  $(BUILD_DIR)/first_app $(RUN_NEFFS)/attention_bf16.neff $(RUN_NEFFS)/mlp_gelu_bf16.neff
+	@PYTHONPATH=$(RUN_PREFIX)/lib/python3/dist-packages \
+	  $$(sed -n 's/^TRNSIM_PYTHON:FILEPATH=//p' $(BUILD_DIR)/CMakeCache.txt) \
+	  tools/first_app/first_nki_kernel.py
 
 # The whole suite through CTest (unit, conformance and e2e labels).
 test: build
