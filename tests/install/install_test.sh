@@ -12,7 +12,8 @@
 #   - runs neuron-profile capture and view on an installed sample NEFF;
 #   - the NKI front end: PREFIX/lib/python3/dist-packages holds _trnsim_nki (RUNPATH exactly
 #     $ORIGIN/../..) and the trnsim_nki package; Debian's python3 with nothing but PYTHONPATH
-#     imports both, loads libnrt.so.1 from PREFIX/lib, builds a kernel and runs it.
+#     imports both, loads libnrt.so.1 from PREFIX/lib, builds a kernel and runs it; an `import
+#     nki` kernel traces, runs and matches numpy.
 # Prints one FAIL line per problem and exits 1 if there was any.
 set -euo pipefail
 build=$(cd "$1" && pwd) version=$2
@@ -100,6 +101,31 @@ assert native.Model.load(k.build()).execute({"x": data}) == {"y": data}
 print("python ok")
 ' "$prefix" 2>&1) || [[ $out != "python ok" ]]; then
     fail "the NKI front end from the prefix: $out"
+  fi
+  # An NKI kernel as a user writes it (`import nki`), from the prefix alone.
+  if ! out=$(clean_env PYTHONPATH="$site" /usr/bin/python3 -c '
+import numpy as np
+import nki
+import nki.language as nl
+import nki.isa as nisa
+
+@nki.jit
+def add(a, b):
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    ta = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.sbuf)
+    tb = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=ta, src=a)
+    nisa.dma_copy(dst=tb, src=b)
+    nisa.tensor_tensor(dst=ta, data1=ta, data2=tb, op=nl.add)
+    nisa.dma_copy(dst=out, src=ta)
+    return out
+
+a = np.arange(128 * 512, dtype=np.float32).reshape(128, 512)
+assert np.array_equal(add(a, a), a + a)
+assert add.report.latency_us > 0
+print("nki ok")
+' 2>&1) || [[ $out != "nki ok" ]]; then
+    fail "an NKI kernel from the prefix: $out"
   fi
 fi
 
