@@ -55,7 +55,7 @@ def target_chip():
 
 
 def launch_lnc(grid):
-    env = os.environ.get("NEURON_LOGICAL_NC_CONFIG")
+    env = runner.user_value("NEURON_LOGICAL_NC_CONFIG")  # not the value the front end set
     if env:
         try:
             lnc = int(env)

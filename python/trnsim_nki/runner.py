@@ -29,7 +29,8 @@ _started = None  # the watched environment the running runtime started with
 _set_by_us = {}  # variables this module set: name -> value
 
 
-def _user_value(name):
+def user_value(name):
+    """The variable's value unless this module set it."""
     value = os.environ.get(name)
     if value is not None and _set_by_us.get(name) == value:
         return None
@@ -51,7 +52,7 @@ def prepare(lnc, chip=None):
     """Makes the runtime's settings fit a kernel of this LNC and chip, restarting it if needed.
     `chip` is the chip NEURON_PLATFORM_TARGET_OVERRIDE named, or None."""
     global _started
-    user_lnc = _user_value(_LNC_VAR)
+    user_lnc = user_value(_LNC_VAR)
     if user_lnc is not None:
         if user_lnc.strip() != str(lnc):
             raise NkiRuntimeError(
@@ -60,7 +61,7 @@ def prepare(lnc, chip=None):
         _set_by_us.pop(_LNC_VAR, None)
     else:
         _set(_LNC_VAR, str(lnc))
-    if chip is not None and _user_value("TRNSIM_INSTANCE") is None and \
+    if chip is not None and user_value("TRNSIM_INSTANCE") is None and \
             not os.environ.get("TRNSIM_DAEMON"):
         _set("TRNSIM_INSTANCE", _DEFAULT_INSTANCE[chip])
     elif chip is None:
