@@ -42,7 +42,6 @@ def build(trace, name):
     for core, instrs in enumerate(trace.cores):
         _mark_last_matmuls(instrs)
         pairs = deps.compute(instrs)
-        counts = {}
         for instr in instrs:
             text = _text(instr, semaphores, peers)
             try:
@@ -54,7 +53,6 @@ def build(trace, name):
             except mod.TrnsimError as e:
                 raise NkiError(f"{instr.api}: the ISA refuses the instruction: {e}\n  {text}",
                                location=instr.loc) from None
-            counts[instr.engine] = instr.index + 1
             debug.append({"core": core, "engine": instr.engine, "index": instr.index,
                           "opcode": instr.opcode.split()[-1], "api": instr.api,
                           "file": instr.loc[0], "line": instr.loc[1]})

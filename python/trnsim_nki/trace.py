@@ -12,7 +12,7 @@ One Trace is active per thread while a kernel body runs (`current()`).
 import threading
 
 from trnsim_nki.errors import NkiError, user_location
-from trnsim_nki.tensor import Storage, Tensor, SBUF, PSUM
+from trnsim_nki.tensor import Storage, Tensor
 
 ENGINES = ("pe", "act", "dve", "pool", "sp")
 
@@ -224,6 +224,3 @@ class TraceScope:
         _active.trace = None
         return False
 
-
-def on_chip_buffers():
-    return (SBUF, PSUM)
