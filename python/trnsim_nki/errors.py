@@ -70,7 +70,7 @@ class NkiNotImplementedError(_Located, NotImplementedError):
     row of docs/nki.md that says why."""
 
     def __init__(self, api, reason="", location=None):
-        message = (f"{api} is not supported by trnsim's NKI front end"
+        message = (f"{api} is not implemented by trnsim's NKI front end"
                    f"{': ' + reason if reason else ''} (docs/nki.md#coverage, row `{api}`)")
         self.api = api
         super().__init__(self._locate(message, location))
