@@ -78,12 +78,7 @@ class _Timed:
                 f.write(compiled.neff)
         self.benchmark_result = BenchmarkResult(latencies, compiled.last_report)
         self.kernel.benchmark_result = self.benchmark_result
-        kind, _ = compiled.out_shape
-        if kind == "none":
-            return None
-        if kind == "one":
-            return outs[0]
-        return tuple(outs) if kind == "tuple" else list(outs)
+        return compiled.shaped(outs)
 
 
 def benchmark(kernel=None, warmup=2, iters=10, save_neff_name=None, save_trace_name=None,

@@ -80,6 +80,15 @@ class Compiled:
         self.lnc = trace.lnc
         self.last_report = None
 
+    def shaped(self, outs):
+        """The output arrays shaped like the kernel's return value."""
+        kind, _ = self.out_shape
+        if kind == "none":
+            return None
+        if kind == "one":
+            return outs[0]
+        return tuple(outs) if kind == "tuple" else list(outs)
+
     def run(self, inputs, profile_path=None):
         runner.prepare(self.lnc, override_chip())
         model = runner.load(self.neff)
@@ -120,12 +129,7 @@ class Kernel:
         compiled, inputs = self.compile(grid, args, kwargs)
         outs = compiled.run(inputs, profile_path)
         self.last = compiled
-        kind, _ = compiled.out_shape
-        if kind == "none":
-            return None
-        if kind == "one":
-            return outs[0]
-        return tuple(outs) if kind == "tuple" else list(outs)
+        return compiled.shaped(outs)
 
     # ---- tracing ------------------------------------------------------------------------------
     def compile(self, grid, args, kwargs):
