@@ -48,10 +48,11 @@ class Semaphore:
 class _Proxy:
     """One instance of an Op in the doubled program (what deps.compute sees)."""
 
-    __slots__ = ("op", "copies", "position", "engine", "opcode", "operands", "queue")
+    __slots__ = ("op", "copies", "position", "core", "engine", "opcode", "operands", "queue")
 
     def __init__(self, op, copies, position):
         self.op = op
+        self.core = op.instr.core
         self.copies = copies  # ((LoopNode, copy), ...) outermost first
         self.position = position
         self.engine = op.engine
@@ -87,9 +88,12 @@ def _channel(point):
 def edges(plan, trace):
     """[(region LoopNode | None, carried, consumer point, producer point)], thinned."""
     proxies = _doubled(plan.nodes)
+    # HBM storages are shared by the cores of an SPMD launch and their access records start
+    # afresh for this core's analysis (deps.py: other cores' accesses are not ordered), and
+    # are dropped again after it (they hold this analysis's proxies).
     touched = {id(op.tensor.storage): op.tensor.storage for p in proxies for op in p.operands}
     hbm = [s for s in touched.values() if not s.on_chip]
-    for s in hbm:  # other cores' accesses of shared HBM are not ordered (deps.py)
+    for s in hbm:
         s.records = None
     mine = {id(p) for p in proxies}
     found = {}

@@ -65,6 +65,7 @@ class Loop:
         self.step = 1
         self.bound = None  # fori: the register compared against (upper or its entry copy)
         self.cond = None  # while: the condition register
+        self.overwrites = []  # (multiply_moving, PSUM view, footprint) with accumulate inferred
 
     def __repr__(self):
         return f"{self.api} at line {self.loc[1]}"
@@ -75,6 +76,13 @@ def note_register_write(trace, reg, instr):
     st.register_ops[trace.core] += 1
     for loop in st.open[trace.core]:
         loop.written.add(id(reg))
+
+
+def note_inferred_overwrite(trace, instr, view, fp):
+    """nc_matmul with accumulate=None that starts a new accumulation group inside a loop: the
+    loop's end checks that the body consumed the group (else iteration 2 would accumulate)."""
+    for loop in state(trace).open[trace.core]:
+        loop.overwrites.append((instr, view, fp))
 
 
 def _open(kind, api):
@@ -97,6 +105,13 @@ def _close(trace, loop):
                        "out of an nl.dynamic_range loop?)", location=loop.loc)
     loop.end = len(trace.cores[loop.core])
     stack.pop()
+    for instr, view, fp in loop.overwrites:
+        if trace.psum_initialised(view, fp):
+            raise NkiValueError(
+                "nisa.nc_matmul: with accumulate=None this matmul overwrites its PSUM tile, and "
+                f"the {loop.api} body leaves the sum unread, so later iterations would "
+                "accumulate onto it: one traced body cannot do both. Zero the PSUM tile before "
+                "the loop and pass accumulate=True (or read it in the body)", location=instr.loc)
     trace.last_stationary[loop.core] = None
 
 
