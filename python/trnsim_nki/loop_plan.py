@@ -28,45 +28,37 @@ from trnsim_nki.trace import ENGINES
 
 class Point:
     """A place in one engine's stream that waits and signals: an Op, or a loop's entry
-    (before its first iteration) or exit (after its last: a barrier)."""
+    (before its first iteration) or exit (after its last: a barrier). `order` sorts the points
+    of one engine in program order (position in the core's list, then entry/exit/op)."""
 
-    def __init__(self, engine, kind, node=None):
+    def __init__(self, engine, kind, order, node=None):
         self.engine = engine
         self.kind = kind  # "op", "entry" or "exit"
+        self.order = order
         self.node = node  # the LoopNode of an entry/exit
         self.waits = []  # (semaphore, value, decrement: bool)
         self.updates = []  # (semaphore, "+=", value, "complete" | "read")
         self.drains = []  # exit: semaphores to take one leftover credit from (wait, -= 1)
         self.needed = False  # exit: emit the barrier even without updates
 
-    @property
-    def is_async(self):
-        return False
+    def __repr__(self):
+        return f"{self.engine}:{self.kind}{self.order}"
 
 
 class Op(Point):
     """One instruction on one engine."""
 
     def __init__(self, instr, engine, loop):
-        super().__init__(engine, "op")
+        super().__init__(engine, "op", (instr.position, 2, 0))
         self.instr = instr
         self.loop = loop  # innermost LoopNode, or None
         self.opcode = instr.opcode
         self.operands = instr.operands
         self.queue = instr.queue
-        self.position = instr.position
         self.index = -1
 
-    @property
-    def is_async(self):
-        from trnsim_nki.deps import _ASYNC
-        return self.opcode in _ASYNC
-
-    def order(self):
-        return (self.position, 2, 0)
-
     def __repr__(self):
-        return f"{self.engine}:{self.opcode.split()[-1]}@{self.position}"
+        return f"{self.engine}:{self.opcode.split()[-1]}@{self.instr.position}"
 
 
 class LoopNode:
@@ -81,14 +73,12 @@ class LoopNode:
 
     def entry(self, engine):
         if engine not in self._entry:
-            self._entry[engine] = Point(engine, "entry", self)
-            self._entry[engine].order = lambda: (self.loop.begin, 1, self.depth)
+            self._entry[engine] = Point(engine, "entry", (self.loop.begin, 1, self.depth), self)
         return self._entry[engine]
 
     def exit(self, engine):
         if engine not in self._exit:
-            self._exit[engine] = Point(engine, "exit", self)
-            self._exit[engine].order = lambda: (self.loop.end, 0, -self.depth)
+            self._exit[engine] = Point(engine, "exit", (self.loop.end, 0, -self.depth), self)
         return self._exit[engine]
 
     def control_registers(self):

@@ -116,7 +116,7 @@ def edges(plan, trace):
             continue
         # Thinning: per consumer point and producer channel, the latest producer.
         key = (id(region), id(cons), _channel(prod))
-        rank = (not carried, prod.order())
+        rank = (not carried, prod.order)
         best = found.get(key)
         if best is None or best[0] < rank:
             found[key] = (rank, (region, carried, cons, prod))
@@ -149,7 +149,7 @@ def assign(plan, trace):
     ordinals = {}
     for sem, producers in channels.values():
         semaphores.append(sem)
-        for n, prod in enumerate(sorted(producers.values(), key=lambda p: p.order()), 1):
+        for n, prod in enumerate(sorted(producers.values(), key=lambda p: p.order), 1):
             prod.updates.append((sem, "+=", 1, "complete"))
             ordinals[id(prod)] = n
     waits = {}  # (consumer, semaphore) -> largest ordinal
