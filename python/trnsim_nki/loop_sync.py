@@ -3,10 +3,10 @@
 The C++ builder's automatic semaphores count each instruction once (tools/kernel_builder/
 sync.h) and refuse streams with branches, so such a core is plumbed here, by hand:
 
-1. **What depends on what.** deps.compute (the tracer's footprint analysis) runs over the
-   program with every loop body written out twice (recursively): copy 0 stands for the first
-   iteration, copy 1 for every later one, so a dependency of copy 1 on copy 0 is a
-   loop-carried one (iteration j on iteration j-1).
+1. **What depends on what.** loop_deps.py runs the tracer's footprint analysis over the
+   program with every loop body written out twice (copy 0 for the first iteration, copy 1
+   for every later one: a dependency of copy 1 on copy 0 is carried), remembering that a loop
+   may run zero times.
 2. **Where it is paid.** A (consumer, producer) pair belongs to the innermost loop whose
    iterations both share — or, when they are in different iterations of a loop, to that loop
    (carried). Both ends are then lifted to that loop's body: an end nested deeper becomes the
@@ -28,8 +28,8 @@ sync.h) and refuse streams with branches, so such a core is plumbed here, by han
    the exit barrier already orders everything that follows it on that engine.
 """
 
-from trnsim_nki import deps
-from trnsim_nki.loop_plan import LoopNode, Op
+from trnsim_nki import deps, loop_deps
+from trnsim_nki.loop_plan import Op
 
 
 class Semaphore:
@@ -43,33 +43,6 @@ class Semaphore:
 
     def __repr__(self):
         return f"S[{self.index if self.index is not None else '?'}]({self.what})"
-
-
-class _Proxy:
-    """One instance of an Op in the doubled program (what deps.compute sees)."""
-
-    __slots__ = ("op", "copies", "position", "core", "engine", "opcode", "operands", "queue")
-
-    def __init__(self, op, copies, position):
-        self.op = op
-        self.core = op.instr.core
-        self.copies = copies  # ((LoopNode, copy), ...) outermost first
-        self.position = position
-        self.engine = op.engine
-        self.opcode = op.opcode
-        self.operands = op.operands
-        self.queue = op.queue
-
-
-def _doubled(nodes, copies=(), out=None):
-    out = [] if out is None else out
-    for n in nodes:
-        if isinstance(n, LoopNode):
-            for c in (0, 1):
-                _doubled(n.children, copies + ((n, c),), out)
-        else:
-            out.append(_Proxy(n, copies, len(out)))
-    return out
 
 
 def _lift(proxy, level, consumer):
@@ -87,19 +60,8 @@ def _channel(point):
 
 def edges(plan, trace):
     """[(region LoopNode | None, carried, consumer point, producer point)], thinned."""
-    proxies = _doubled(plan.nodes)
-    # HBM storages are shared by the cores of an SPMD launch and their access records start
-    # afresh for this core's analysis (deps.py: other cores' accesses are not ordered), and
-    # are dropped again after it (they hold this analysis's proxies).
-    touched = {id(op.tensor.storage): op.tensor.storage for p in proxies for op in p.operands}
-    hbm = [s for s in touched.values() if not s.on_chip]
-    for s in hbm:
-        s.records = None
-    mine = {id(p) for p in proxies}
     found = {}
-    for consumer, producer in deps.compute(proxies):
-        if id(producer) not in mine:
-            continue
+    for consumer, producer in loop_deps.pairs(plan):
         cc, pc = consumer.copies, producer.copies
         common = 0
         while common < min(len(cc), len(pc)) and cc[common][0] is pc[common][0]:
@@ -120,8 +82,6 @@ def edges(plan, trace):
         best = found.get(key)
         if best is None or best[0] < rank:
             found[key] = (rank, (region, carried, cons, prod))
-    for s in hbm:
-        s.records = None
     return [edge for _, edge in found.values()]
 
 
