@@ -88,6 +88,39 @@ def entry_sum(y):
     return out
 
 
+# ---- zero-trip loops ---------------------------------------------------------------------------
+
+@nki.jit
+def zero_trip_overwrite(u, count):
+    """out = u[:, :64] for count 0, else 2.0 everywhere. POOL copies u into t late (after a
+    1 MiB load); the loop's DVE add overwrites all of t (reading v, which POOL writes in the
+    loop); ACT copies t after the loop. When the loop runs zero times, ACT must still wait for
+    POOL's copy: the loop's write, which would have ordered it, never happens."""
+    R, W = u.shape
+    F = 64
+    out = nl.ndarray((R, F), dtype=nl.float32, buffer=nl.shared_hbm)
+    # v and res are placed first, so that they do not reuse u's bytes (which would order them
+    # after POOL's copy for another reason).
+    v = nl.ndarray((R, F), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.memset(dst=v, value=1.0, engine=nisa.engine.gpsimd)
+    res = nl.ndarray((R, F), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.memset(dst=res, value=0.0, engine=nisa.engine.vector)
+    n = _count(count)
+    usb = nl.ndarray((R, W), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=usb, src=u)
+    t = nl.ndarray((R, F), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.tensor_copy(dst=t, src=usb[:, 0:F], engine=nisa.engine.gpsimd)
+
+    def body(i):
+        nisa.memset(dst=v, value=1.0, engine=nisa.engine.gpsimd)
+        nisa.tensor_tensor(dst=t, data1=v, data2=v, op=nl.add)
+
+    nl.fori_loop(0, n, body)
+    nisa.activation(dst=res, op=nl.copy, data=t)
+    nisa.dma_copy(dst=out, src=res)
+    return out
+
+
 # ---- nested loops (drains) -------------------------------------------------------------------
 
 @nki.jit

@@ -9,6 +9,7 @@ A program is a tuple of steps; a step is an operation or a loop:
     ("max" | "min", dst, a, b, engine)                      (DVE/POOL tensor_tensor)
     ("store", slot, src, engine)  out[TILES + slot] = tile src (a DMA issued by SP or ACT)
     ("loop", index, body)         for i in range(counts[index]): body   (nl.fori_loop)
+    ("final", engines)            the last step: out[k] = tile k, a DMA issued by engines[k]
 Every value stays one of x's, so results are exact; a missing or misplaced dependency shows up
 as a wrong tile. Loads are the only way new values come in, so the tiles are re-loaded often.
 """
@@ -26,6 +27,7 @@ R, F = 128, 32
 
 
 def random_program(rng, depth=0, length=None, loops=None):
+    top = loops is None
     loops = [0] if loops is None else loops
     length = int(rng.integers(3, 8)) if length is None else length
     steps = []
@@ -51,6 +53,8 @@ def random_program(rng, depth=0, length=None, loops=None):
         else:
             steps.append(("store", int(rng.integers(0, SLOTS)), t[0],
                           str(rng.choice(["sp", "act"]))))
+    if top:  # the final stores of the tiles: from SP, ACT or DVE
+        steps.append(("final", tuple(str(e) for e in rng.choice(["sp", "act", "dve"], TILES))))
     return tuple(steps)
 
 
@@ -74,7 +78,7 @@ def reference(x, counts, program):
             elif kind in ("max", "min"):
                 fn = np.maximum if kind == "max" else np.minimum
                 tiles[step[1]] = fn(tiles[step[2]], tiles[step[3]])
-            else:
+            elif kind == "store":
                 slots[step[1]] = tiles[step[2]].copy()
 
     run(program, [])
@@ -128,11 +132,12 @@ def run_program(x, counts, program):
                 nisa.tensor_tensor(dst=tiles[dst], data1=tiles[a], data2=tiles[b],
                                    op=nl.maximum if kind == "max" else nl.minimum,
                                    engine=_ENGINES[engine])
-            else:
+            elif kind == "store":
                 _, slot, src, engine = step
                 nisa.dma_copy(dst=out[TILES + slot], src=tiles[src], engine=_ENGINES[engine])
+            else:
+                for k, engine in enumerate(step[1]):
+                    nisa.dma_copy(dst=out[k], src=tiles[k], engine=_ENGINES[engine])
 
     run(program, [])
-    for k in range(TILES):
-        nisa.dma_copy(dst=out[k], src=tiles[k])
     return out
