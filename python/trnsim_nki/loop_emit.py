@@ -10,7 +10,7 @@ Each engine's stream is the tree projected onto that engine:
                BODY: ...children...
                      reg_add ri += step
                      branch ri < upper -> BODY
-               EXIT: [exit: barrier carrying the exit's updates] [drains: wait, -= 1]
+               EXIT: [drains: wait, -= 1] [exit: barrier carrying the exit's updates]
   loop (while)       [entry] branch rc == 0 -> EXIT; BODY: ...; branch rc != 0 -> BODY; EXIT ...
 
 Branch targets are the builder's labels. An instruction takes at most 4 waits and 4 updates
@@ -122,11 +122,11 @@ class _Stream:
         """An entry's or exit's own synchronisation instructions."""
         if point.kind == "entry" and (point.waits or point.updates):
             self._synced(["nop"], point.waits, point.updates, where)
-        if point.kind == "exit":
-            if point.updates or point.needed:
-                self._barriers(point.updates or [None], where)
+        if point.kind == "exit":  # drains first: what the barrier signals follows them
             if point.drains:
                 self._waits([(sem, 1, True) for sem in point.drains], where)
+            if point.updates or point.needed:
+                self._barriers(point.updates or [None], where)
 
     def _op(self, op):
         instr = op.instr

@@ -87,25 +87,14 @@ def edges(plan, trace):
 
 def assign(plan, trace):
     """Fills the points' waits and updates; returns the plan's Semaphores."""
-    semaphores = []
+    all_edges = edges(plan, trace)
+    top = [(cons, prod) for region, _, cons, prod in all_edges if region is None]
+    semaphores = _credits(plan, all_edges, top)
     channels = {}  # top level: channel -> (Semaphore, {producer point id: point})
-    top = []
-    for region, carried, cons, prod in edges(plan, trace):
-        if region is None:
-            sem, producers = channels.setdefault(
-                _channel(prod), (Semaphore(f"channel {_channel(prod)}"), {}))
-            producers[id(prod)] = prod
-            top.append((cons, prod, sem))
-            continue
-        sem = Semaphore(f"{region.loop!r}: {cons!r} after {prod!r}"
-                        f"{' (previous iteration)' if carried else ''}")
-        semaphores.append(sem)
-        prod.updates.append((sem, "+=", 1, "complete"))
-        cons.waits.append((sem, 1, True))
-        if carried:
-            region.entry(cons.engine).updates.append((sem, "+=", 1, "read"))
-            if region.parent is not None:
-                region.exit(cons.engine).drains.append(sem)
+    for cons, prod in top:
+        sem, producers = channels.setdefault(
+            _channel(prod), (Semaphore(f"channel {_channel(prod)}"), {}))
+        producers[id(prod)] = prod
     ordinals = {}
     for sem, producers in channels.values():
         semaphores.append(sem)
@@ -113,10 +102,65 @@ def assign(plan, trace):
             prod.updates.append((sem, "+=", 1, "complete"))
             ordinals[id(prod)] = n
     waits = {}  # (consumer, semaphore) -> largest ordinal
-    for cons, prod, sem in top:
+    for cons, prod in top:
+        sem = channels[_channel(prod)][0]
         key = (id(cons), id(sem))
         if key not in waits or waits[key][2] < ordinals[id(prod)]:
             waits[key] = (cons, sem, ordinals[id(prod)])
     for cons, sem, n in waits.values():
         cons.waits.append((sem, n, False))
     return semaphores
+
+
+def _credits(plan, all_edges, top):
+    """One credit semaphore per pair inside loops, reused across top-level loops.
+
+    Once the consumer's engine B has left top-level loop L (and taken back a carried pair's
+    leftover credit: a drain), the pair's semaphore is 0 and nothing signals it any more. A
+    later top-level loop L2 may use it when every engine of L2 enters L2 after that point: the
+    engine is B itself, or it waits, before entering L2, for a top-level signal B gives after L.
+    So kernels can run any number of loops one after another within the 256 semaphores."""
+    semaphores = []
+    by_loop = {}
+    for edge in all_edges:
+        if edge[0] is not None:
+            outer = edge[0]
+            while outer.parent is not None:
+                outer = outer.parent
+            by_loop.setdefault(id(outer), []).append(edge)
+    released = []  # (Semaphore, top-level LoopNode, consumer engine, drained at its exit)
+    for loop in [n for n in plan.loops if n.parent is None]:
+        free = [r for r in released
+                if all(_after(top, r[1], r[2], loop, x) for x in loop.engines)]
+        mine = []
+        for region, carried, cons, prod in by_loop.get(id(loop), ()):
+            if free:
+                sem, old, engine, drained = free.pop()
+                released.remove((sem, old, engine, drained))
+                if not drained:  # its last credit must be back before reuse
+                    old.exit(engine).drains.append(sem)
+            else:
+                sem = Semaphore(f"{region.loop!r}: {cons!r} after {prod!r}"
+                                f"{' (previous iteration)' if carried else ''}")
+                semaphores.append(sem)
+            prod.updates.append((sem, "+=", 1, "complete"))
+            cons.waits.append((sem, 1, True))
+            drained = not carried
+            if carried:
+                region.entry(cons.engine).updates.append((sem, "+=", 1, "read"))
+                if region.parent is not None:
+                    region.exit(cons.engine).drains.append(sem)
+                    drained = True
+            mine.append((sem, loop, cons.engine, drained))
+        released.extend(mine)
+    return semaphores
+
+
+def _after(top, loop, engine, later, x):
+    """Whether engine x enters top-level loop `later` only after `engine` has left `loop`."""
+    if x == engine:
+        return True
+    left = loop.exit(engine).order
+    enter = later.entry(x).order
+    return any(c.engine == x and c.order <= enter and p.engine == engine and p.order >= left
+               for c, p in top)

@@ -36,7 +36,7 @@ class ControlState:
     """A trace's registers and loops, per core."""
 
     def __init__(self, lnc):
-        self.next_register = [0] * lnc
+        self.registers = [[] for _ in range(lnc)]  # every VirtualRegister, per core
         self.loops = [[] for _ in range(lnc)]  # every Loop, in the order they began
         self.open = [[] for _ in range(lnc)]  # the loops being traced, innermost last
         self.register_ops = [0] * lnc
@@ -211,7 +211,7 @@ def uses_control(trace, core):
 
 def prepare(trace):
     """Before allocation: every loop finished, nothing in a body that counts its executions
-    statically, and body tiles live for the whole loop."""
+    statically, body tiles live for the whole loop, registers numbered."""
     st = trace.control
     if st is None:
         return
@@ -232,3 +232,4 @@ def prepare(trace):
                     s = op.tensor.storage
                     if s.on_chip and s.last_use is not None:
                         s.last_use = max(s.last_use, loop.end - 1)
+    registers.assign_numbers(trace)

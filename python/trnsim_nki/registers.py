@@ -44,21 +44,17 @@ def _state(trace):
 
 
 class VirtualRegister:
-    """nisa.VirtualRegister: a register of the kernel (made by nisa.register_alloc)."""
+    """nisa.VirtualRegister: a register of the kernel (made by nisa.register_alloc). Its
+    physical number `number` is chosen when the kernel is built (assign_numbers)."""
 
-    __slots__ = ("number", "core", "frozen", "name", "site")
+    __slots__ = ("ident", "number", "core", "frozen", "name", "site")
 
     def __init__(self, state=None, frozen=False):
         trace = tr.current()
         st = _state(trace)
-        used = st.next_register[trace.core]
-        if used >= REGISTERS_PER_ENGINE:
-            raise NkiResourceError(
-                f"out of registers: a kernel has {REGISTERS_PER_ENGINE} per engine (docs/isa.md "
-                "§3) and this core's program has allocated them all (each register loop "
-                "takes one for its induction variable)")
-        st.next_register[trace.core] = used + 1
-        self.number = used
+        self.ident = len(st.registers[trace.core])
+        st.registers[trace.core].append(self)
+        self.number = None
         self.core = trace.core
         self.frozen = bool(frozen)
         self.name = ""
@@ -68,7 +64,8 @@ class VirtualRegister:
             register_move(self, state)
 
     def __repr__(self):
-        return f"VirtualRegister(r{self.number}{', frozen' if self.frozen else ''})"
+        number = f"r{self.number}" if self.number is not None else f"#{self.ident}"
+        return f"VirtualRegister({number}{', frozen' if self.frozen else ''})"
 
     # ---- no value at trace time ------------------------------------------------------------
     def _no_value(self, *args):
@@ -238,3 +235,78 @@ def register_store(dst, src):
                        api=api)
     instr.control = RegOp("store", src=src)
     return instr
+
+
+# ---- physical registers --------------------------------------------------------------------------
+
+def assign_numbers(trace):
+    """Gives every register a physical number r0..r63, the same on every engine of its core.
+
+    A register is live from its first to its last use in the core's program order (an access
+    pattern offset, a register operation, a loop's control), widened to the whole of the
+    outermost loop around any use (its value must survive every iteration); registers whose
+    live ranges do not overlap share a number, so a kernel may make any number of loops one
+    after another. More than 64 live at once is an NkiResourceError."""
+    st = trace.control
+    if st is None:
+        return
+    for core, instrs in enumerate(trace.cores):
+        regs = st.registers[core]
+        if not regs:
+            continue
+        spans = {}
+
+        def use(reg, lo, hi=None):
+            hi = lo if hi is None else hi
+            a, b = spans.get(reg.ident, (lo, hi))
+            spans[reg.ident] = (min(a, lo), max(b, hi))
+
+        for instr in instrs:
+            for op in instr.operands:
+                reg = getattr(op.tensor, "reg", None)
+                if reg is not None:
+                    use(reg, instr.position)
+            ctl = instr.control
+            if ctl is not None:
+                for reg in (ctl.dst, ctl.src):
+                    if reg is not None:
+                        use(reg, instr.position)
+        outermost = []
+        for loop in st.loops[core]:
+            for reg in _control_registers(loop):
+                use(reg, loop.begin, max(loop.begin, loop.end - 1))
+            if loop.parent is None:
+                outermost.append(loop)
+        for ident, (lo, hi) in list(spans.items()):
+            for loop in outermost:  # live across every iteration of a loop it is used in
+                if loop.begin <= hi and lo < max(loop.end, loop.begin + 1):
+                    lo, hi = min(lo, loop.begin), max(hi, loop.end - 1)
+            spans[ident] = (lo, hi)
+        _linear_scan(regs, spans)
+
+
+def _control_registers(loop):
+    if loop.kind == "while":
+        return [loop.cond]
+    return [r for r in (loop.induction, loop.lower, loop.upper, loop.bound)
+            if isinstance(r, VirtualRegister)]
+
+
+def _linear_scan(regs, spans):
+    live = []  # (end, number)
+    free = list(range(REGISTERS_PER_ENGINE))
+    for ident in sorted(spans, key=lambda k: (spans[k][0], k)):
+        lo, hi = spans[ident]
+        for entry in [e for e in live if e[0] < lo]:
+            live.remove(entry)
+            free.append(entry[1])
+        if not free:
+            reg = regs[ident]
+            raise NkiResourceError(
+                f"out of registers: {REGISTERS_PER_ENGINE + 1} registers are live at once here "
+                f"(an engine has {REGISTERS_PER_ENGINE}, docs/isa.md §3; each register loop "
+                "also holds one for its induction variable while it runs)", location=reg.site)
+        free.sort()
+        number = free.pop(0)
+        regs[ident].number = number
+        live.append((hi, number))

@@ -8,10 +8,12 @@ A program is a tuple of steps; a step is an operation or a loop:
     ("neg", dst, src, engine)     tile dst = -tile src       (DVE/POOL tensor_scalar)
     ("max" | "min", dst, a, b, engine)                      (DVE/POOL tensor_tensor)
     ("store", slot, src, engine)  out[TILES + slot] = tile src (a DMA issued by SP or ACT)
-    ("loop", index, body)         for i in range(counts[index]): body   (nl.fori_loop)
+    ("loop", index, body)         for i in range(counts[index]): body   (nl.fori_loop; at most
+                                  LOOPS loops, nested at most twice)
     ("final", engines)            the last step: out[k] = tile k, a DMA issued by engines[k]
 Every value stays one of x's, so results are exact; a missing or misplaced dependency shows up
 as a wrong tile. Loads are the only way new values come in, so the tiles are re-loaded often.
+COUNT_SETS are the trip counts each program runs with (zero, one, several, mixed).
 """
 import numpy as np
 
@@ -21,9 +23,10 @@ import nki.language as nl
 
 TILES = 4
 SLOTS = 3
-LOOPS = 3
+LOOPS = 5
 BLOCKS = 6
 R, F = 128, 32
+COUNT_SETS = ([0, 0, 0, 0, 0], [1, 1, 1, 1, 1], [3, 2, 3, 1, 2], [2, 0, 1, 3, 0])
 
 
 def random_program(rng, depth=0, length=None, loops=None):

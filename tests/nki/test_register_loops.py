@@ -222,16 +222,17 @@ def test_dependency_kind_is_needed(chip, kind, monkeypatch):
 @pytest.mark.parametrize("first", [0, 40, 80])
 def test_random_programs(chip, first):
     """40 random programs of loads, copies, negations, max/min and stores on ACT, DVE, POOL and
-    SP, in up to three loops nested up to twice (loop_programs.py), each run with four sets of
+    SP, in up to five loops nested up to twice (loop_programs.py), each run with four sets of
     trip counts, are exact against their NumPy interpretation (1500 programs were, on trn2 and
     trn3, while writing this test). Built without the carried, same-iteration, entry or exit
-    dependencies, 55, 123, 49 and 130 of the first 300 go wrong on trn2, and 1 without the
-    zero-trip merge (test_dependency_kind_is_needed has a kernel for each)."""
+    dependencies, 60, 125, 54 and 132 of the first 300 go wrong on trn2, and 2 without the
+    zero-trip merge (test_dependency_kind_is_needed has a kernel for each); 29 of them reuse
+    semaphores across loops."""
     for seed in range(first, first + 40):
         rng = np.random.default_rng(seed)
         program = loop_programs.random_program(rng)
         x = blocks(rng, loop_programs.BLOCKS, loop_programs.R, loop_programs.F)
-        for counts in ([0, 0, 0], [1, 1, 1], [3, 2, 3], [2, 0, 1]):
+        for counts in loop_programs.COUNT_SETS:
             got = loop_programs.run_program(x, np.array([counts], np.int32), program)
             want = loop_programs.reference(x, counts, program)
             assert np.array_equal(got, want), (seed, counts, program)
@@ -264,6 +265,37 @@ def test_more_than_four_waits_and_updates(chip):
     assert ("nisa.dma_copy", "barrier") in spilled
     spilled = [(i["api"], i["opcode"]) for i in debug_info(K.fan_in)]
     assert ("nisa.tensor_scalar", "nop") in spilled
+
+
+def test_loops_one_after_another_reuse_registers_and_semaphores(chip):
+    """150 loops in a row fit in 64 registers (each loop holds an induction register and a
+    count register while it runs: a number is free again after its last use) and in 256
+    semaphores (each loop's body needs three credits; a semaphore is reused once every engine
+    of a later loop is ordered after the engine that consumed it)."""
+    @nki.jit
+    def repeated(x, c):
+        NB, R, F = x.shape
+        out = nl.ndarray((R, F), dtype=nl.float32, buffer=nl.shared_hbm)
+        acc = nl.ndarray((R, F), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.memset(dst=acc, value=0.0)
+        for _ in range(150):
+            n = K._count(c)
+
+            def body(i):
+                blk = nl.ndarray((R, F), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.dma_copy(dst=blk, src=K._block(x, i))
+                nisa.tensor_tensor(dst=acc, data1=acc, data2=blk, op=nl.add)
+
+            nl.fori_loop(0, n, body)
+        nisa.dma_copy(dst=out, src=acc)
+        return out
+
+    rng = np.random.default_rng(23)
+    x = (rng.integers(-8, 8, size=(2, 128, 64)) / 8).astype(np.float32)
+    for c in (0, 2):
+        np.testing.assert_array_equal(repeated(x, count(c)), 150 * K.block_sums(x, c))
+    texts = {i["opcode"] for i in debug_info(repeated)}
+    assert "branch" in texts
 
 
 def test_while_loop_with_a_new_register_each_iteration(chip):
@@ -377,8 +409,10 @@ def test_register_operand_errors(chip):
         nisa.memset(dst=t[nl.ds(r, 1), :], value=0.0)
 
     def too_many_registers(count):
-        for _ in range(65):
-            nisa.register_alloc()
+        regs = [nisa.register_alloc(k) for k in range(65)]
+        t = nl.ndarray((1, 1), dtype=nl.int32, buffer=nl.sbuf)
+        for r in regs:  # all 65 live at once
+            nisa.register_store(t, r)
 
     for fn, kind, text in ((float_load, TypeError, "int32 or uint32"),
                            (big_load, ValueError, "exactly one element"),
