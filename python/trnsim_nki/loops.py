@@ -19,7 +19,9 @@ loop_sync.py). While tracing, a Loop records the body's range of the core's inst
 Tiles allocated in the body are one buffer for every iteration (NKI: allocated once, live for
 the whole loop), so the body is not rotated: `prepare` extends the live range of every on-chip
 storage the body touches to the loop's end. The trace-time state that assumes straight-line
-code (which stationary the PE array holds) is forgotten at the loop's start and end.
+code (which stationary the PE array holds) is forgotten at the loop's start and end, and a
+matmul whose accumulate=None the tracer inferred as "overwrite" must have its sum read within
+the body (checked at the loop's end: iteration 2 would otherwise have to accumulate).
 """
 
 from trnsim_nki import registers

@@ -2,12 +2,12 @@
 
 A VirtualRegister is one 32-bit value of the kernel. trnsim's engines each have 64 private
 registers (docs/isa.md §3), so a virtual register lives in the same physical register `r<n>`
-on every engine that reads it: each write of the register (register_alloc(x),
-register_move, register_load, a loop's own updates) is executed by every such engine, and
-each reader reads its own engine's copy. Which engines those are is known only when the whole
-kernel has been traced (loop_plan.py), so the writes are traced as *register operations*
-(Instr with engine None and `control` set) that the plan replicates; register_store, which
-writes memory once, runs on SP.
+on every engine that reads it (numbered after tracing by live range: assign_numbers), and each
+write of it (register_alloc(x), register_move, register_load, a loop's own updates) is executed
+by every such engine; each reader reads its own engine's copy. Which engines those are is
+known only when the whole kernel has been traced (loop_plan.py), so the writes are traced as
+*register operations* (Instr with engine None and `control` set) that the plan replicates;
+register_store, which writes memory once, runs on SP.
 
 The value is not known while tracing: using a register in Python control flow, int() or
 range() raises TypeError, as AWS's tracer front end does. `reg * k + c` (ints k, c) makes a
@@ -15,7 +15,7 @@ RegExpr, usable wherever a register offset is (nl.ds start, .ap(scalar_offset=))
 """
 
 from trnsim_nki import trace as tr
-from trnsim_nki.errors import NkiResourceError, NkiTypeError, NkiValueError
+from trnsim_nki.errors import NkiResourceError, NkiTypeError, NkiValueError, user_location
 from trnsim_nki.tensor import Tensor
 
 REGISTERS_PER_ENGINE = 64  # docs/isa.md §3 (AWS: 64 32-bit registers per engine sequencer)
@@ -58,7 +58,6 @@ class VirtualRegister:
         self.core = trace.core
         self.frozen = bool(frozen)
         self.name = ""
-        from trnsim_nki.errors import user_location
         self.site = user_location()
         if state is not None:
             register_move(self, state)
