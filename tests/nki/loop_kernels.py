@@ -371,3 +371,28 @@ def program_sums(x, count):
     nl.fori_loop(0, n, body)
     nisa.dma_copy(dst=out[p], src=acc)
     return out
+
+
+@nki.jit
+def exchanged_sums(x, count):
+    """kernel[2], x [2, NB, R, F]: program p sums the first `count` blocks of x[p] in a loop,
+    sends the sum to the peer core (nisa.sendrecv after the loop) and returns both sums added."""
+    P, NB, R, F = x.shape
+    out = nl.ndarray((P, R, F), dtype=nl.float32, buffer=nl.shared_hbm)
+    p = nl.program_id(0)
+    acc = nl.ndarray((R, F), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.memset(dst=acc, value=0.0)
+    n = _count(count)
+
+    def body(i):
+        blk = nl.ndarray((R, F), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.dma_copy(dst=blk, src=x[p].ap([[F, R], [1, F]], scalar_offset=i, indirect_dim=1))
+        nisa.tensor_tensor(dst=acc, data1=acc, data2=blk, op=nl.add)
+
+    nl.fori_loop(0, n, body)
+    peer = nl.ndarray((R, F), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.sendrecv(src=acc, dst=peer, send_to_rank=1 - p, recv_from_rank=1 - p, pipe_id=0)
+    total = nl.ndarray((R, F), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.tensor_tensor(dst=total, data1=acc, data2=peer, op=nl.add)
+    nisa.dma_copy(dst=out[p], src=total)
+    return out

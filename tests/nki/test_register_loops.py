@@ -344,6 +344,15 @@ def test_lnc2_programs_each_loop_on_their_core(monkeypatch):
     assert K.program_sums.last.lnc == 2
 
 
+def test_lnc2_sendrecv_after_a_loop(monkeypatch):
+    use_platform(monkeypatch, CHIPS[0], lnc=2)
+    rng = np.random.default_rng(29)
+    for c in (0, 1, 3):
+        x = blocks(rng, 2, 3, 128, 64)
+        both = x[:, :c].sum(axis=1).sum(axis=0)
+        np.testing.assert_array_equal(K.exchanged_sums[2](x, count(c)), np.stack([both, both]))
+
+
 # ---- errors ------------------------------------------------------------------------------------
 
 def _trace_error(fn, *args):
