@@ -355,7 +355,7 @@ def matmul_inferred(a, b, count):
 
 @nki.jit
 def program_sums(x, count):
-    """kernel[2]: program p sums the first `count` blocks of x[p] (x [2, NB, R, F])."""
+    """kernel[G]: program p sums the first `count` blocks of x[p] (x [G, NB, R, F])."""
     P, NB, R, F = x.shape
     out = nl.ndarray((P, R, F), dtype=nl.float32, buffer=nl.shared_hbm)
     p = nl.program_id(0)

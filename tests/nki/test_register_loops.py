@@ -338,10 +338,12 @@ def test_matmul_accumulating_across_iterations(chip):
 def test_lnc2_programs_each_loop_on_their_core(monkeypatch):
     use_platform(monkeypatch, CHIPS[0], lnc=2)
     rng = np.random.default_rng(19)
-    for c in (0, 3):
-        x = blocks(rng, 2, 3, 128, 64)
-        np.testing.assert_array_equal(K.program_sums[2](x, count(c)), x[:, :c].sum(axis=1))
-    assert K.program_sums.last.lnc == 2
+    for grid in (2, 4):  # grid 4: two programs, so two loops in a row, on each core
+        for c in (0, 3):
+            x = blocks(rng, grid, 3, 128, 64)
+            np.testing.assert_array_equal(K.program_sums[grid](x, count(c)),
+                                          x[:, :c].sum(axis=1))
+        assert K.program_sums.last.lnc == 2
 
 
 def test_lnc2_sendrecv_after_a_loop(monkeypatch):
