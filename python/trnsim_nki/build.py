@@ -17,7 +17,7 @@ come back as NkiError at the kernel line that made the instruction.
 import json
 import os
 
-from trnsim_nki import alloc, deps
+from trnsim_nki import alloc, deps, loops
 from trnsim_nki.errors import NkiError, NkiValueError
 from trnsim_nki.lower import ap_text, footprint
 from trnsim_nki.native import native
@@ -28,6 +28,7 @@ DEBUG_INFO_MEMBER = "kernel_debug_info.json"
 def build(trace, name):
     """NEFF bytes for a finished trace."""
     mod = native()
+    loops.prepare(trace)  # register loops: body tiles live for the whole loop
     alloc.allocate(trace)
     kb = mod.KernelBuilder(name, trace.chip, trace.lnc)
     _declare_variables(kb, trace)
@@ -41,6 +42,11 @@ def build(trace, name):
     debug = []
     for core, instrs in enumerate(trace.cores):
         _mark_last_matmuls(instrs)
+        if loops.uses_control(trace, core):  # register loops: streams and semaphores by hand
+            from trnsim_nki import loop_emit
+            debug.extend(loop_emit.emit_core(kb, trace, core,
+                                             lambda i: _text(i, semaphores, peers)))
+            continue
         pairs = deps.compute(instrs)
         for instr in instrs:
             text = _text(instr, semaphores, peers)

@@ -8,6 +8,8 @@ from trnsim_nki.ops_isa import (  # noqa: F401 - re-exported
     bn_aggr, max8, nc_find_index8, nc_match_replace8, activation, activation_reduce,
     affine_select, core_barrier, sendrecv, get_nc_version, get_nc_sub_version)
 from trnsim_nki.errors import NkiError as NkiValidationError  # noqa: F401
+from trnsim_nki.registers import (  # noqa: F401 - re-exported
+    VirtualRegister, register_alloc, register_move, register_load, register_store)
 
 # Engine shorthands the legacy generation spells as module constants.
 tensor_engine = engine.tensor

@@ -141,6 +141,10 @@ def static_range(start, stop=None, step=1):
     return _range("static_range", start, stop, step)
 
 
+# Register loops, run on the device (loops.py).
+from trnsim_nki.loops import fori_loop, while_loop, dynamic_range  # noqa: E402,F401
+
+
 # ---- SPMD ---------------------------------------------------------------------------------------
 
 def program_id(axis=0):

@@ -29,8 +29,13 @@ def footprint(view):
     if view.on_chip:
         p0 = view.part_start
         p1 = p0 + (view.shape[0] - 1) * view.strides[0] + 1
-        return (p0, p1, lo, hi + item)
-    return (0, 1, lo, hi + item)
+        fp = (p0, p1, lo, hi + item)
+    else:
+        fp = (0, 1, lo, hi + item)
+    if getattr(view, "reg", None) is not None:  # a register offset may reach the whole storage
+        from trnsim_nki.dynamic_ap import reach
+        fp = reach(view, fp)
+    return fp
 
 
 def simplify_dims(dims):
@@ -88,8 +93,8 @@ def ap_text(view, what="operand", split=None):
                                 f"address at most {MAX_FREE_DIMS}")
         p0 = view.part_start
         offset = storage.offset + view.byte_offset
-        return (f"{storage.kind}[p{p0}:{p0 + view.shape[0]}, {offset} + [{_dims_text(free)}]] "
-                f"{dtype}")
+        return (f"{storage.kind}[p{p0}:{p0 + view.shape[0]}, {offset}{_reg(view)} + "
+                f"[{_dims_text(free)}]] {dtype}")
     dims = simplify_dims(list(zip(view.shape, view.strides)))
     if not dims:
         dims = [(1, 1)]
@@ -98,8 +103,16 @@ def ap_text(view, what="operand", split=None):
     if len(free) > MAX_FREE_DIMS:
         raise NkiValueError(f"{what}: {len(free)} free dims after merging; a DMA addresses at "
                             f"most {MAX_FREE_DIMS} besides its rows")
-    return (f"hbm[var{storage.var_id} + {view.byte_offset}, [{rows[0]} x {rows[1]}, "
-            f"{_dims_text(free)}]] {dtype}")
+    return (f"hbm[var{storage.var_id} + {view.byte_offset}{_reg(view)}, [{rows[0]} x "
+            f"{rows[1]}, {_dims_text(free)}]] {dtype}")
+
+
+def _reg(view):
+    """` + r<R>*<bytes>` for a view addressed through a register (dynamic_ap.py), else ''."""
+    if getattr(view, "reg", None) is None:
+        return ""
+    from trnsim_nki.dynamic_ap import register_term
+    return register_term(view)
 
 
 def iota_text(offset, channel_multiplier, pattern, partitions):

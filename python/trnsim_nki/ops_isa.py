@@ -329,11 +329,12 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
                                             Operand("in", stationary)], [], api)
     from trnsim_nki.lower import footprint
     fp = footprint(dst)
-    if accumulate is None:
+    inferred = accumulate is None
+    if inferred:
         accumulate = t.psum_initialised(dst, fp)
     stationary_key = (stationary.storage.ident, stationary.dtype.isa, stationary.shape,
                       stationary.strides, stationary.byte_offset, stationary.part_start,
-                      t.write_epoch(stationary.storage))
+                      t.write_epoch(stationary.storage), getattr(stationary, "reg", None))
     if t.last_stationary[t.core] != stationary_key:
         flags = []
         if is_stationary_onezero:
@@ -347,6 +348,9 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
                   [Operand("dst", dst, write=True, read=bool(accumulate)),
                    Operand("moving", moving)], flags, api)
     t.psum_matmul_written(dst, fp)
+    if inferred and not accumulate and t.control is not None:  # in a register loop? (loops.py)
+        from trnsim_nki import loops
+        loops.note_inferred_overwrite(t, instr, dst, fp)
     return instr
 
 

@@ -184,6 +184,9 @@ class Tensor:
 
     # ---- indexing ---------------------------------------------------------------------------
     def __getitem__(self, key):
+        from trnsim_nki import dynamic_ap
+        if dynamic_ap.has_register(key):  # nl.ds(register, size): a register offset
+            return dynamic_ap.getitem(self, key)
         if not isinstance(key, tuple):
             key = (key,)
         if any(k is Ellipsis for k in key):
@@ -410,10 +413,13 @@ class Tensor:
     def ap(self, pattern, offset=None, scalar_offset=None, vector_offset=None, indirect_dim=0,
            dtype=None):
         """Explicit [[stride, count], ...] over the storage (strides in elements)."""
-        if scalar_offset is not None or vector_offset is not None:
-            raise NkiError("indirect access patterns (.ap(scalar_offset=/vector_offset=)) are not "
-                           "supported by trnsim's NKI front end (docs/nki.md#coverage, row "
-                           "`NkiTensor.ap`)")
+        if vector_offset is not None:
+            raise NkiError("indirect access patterns with a vector_offset are not supported by "
+                           "trnsim's NKI front end (docs/nki.md#coverage, row `nl.NkiTensor.ap`)")
+        if scalar_offset is not None:  # a register offset (dynamic_ap.py)
+            from trnsim_nki import dynamic_ap
+            return dynamic_ap.ap_scalar_offset(self, pattern, offset, scalar_offset,
+                                               indirect_dim, dtype)
         new = dtypes.lookup(dtype) if dtype is not None else self.dtype
         pairs = [tuple(p) for p in pattern]
         if not pairs or any(len(p) != 2 for p in pairs):

@@ -48,7 +48,7 @@ class Instr:
     """One engine instruction before lowering."""
 
     __slots__ = ("core", "engine", "opcode", "operands", "fields", "loc", "position", "index",
-                 "queue", "api", "prefix", "peer_dst")
+                 "queue", "api", "prefix", "peer_dst", "control")
 
     def __init__(self, core, engine, opcode, operands, fields, loc, api, queue=None):
         self.core = core
@@ -63,6 +63,9 @@ class Instr:
         self.index = -1  # index in its engine stream once emitted
         self.prefix = None  # debug_print: the prefix string
         self.peer_dst = False  # sendrecv: dst names the peer core's copy of the storage
+        # Register operations (registers.RegOp): engine None until loop_plan.py replicates
+        # them onto the engines that read the register.
+        self.control = None
 
 
 class Trace:
@@ -91,6 +94,7 @@ class Trace:
         self.semaphores = []  # symbolic semaphores ("@barrier", "@pipe0"), same on every core
         self._pipe_receives = {}  # (core, pipe) -> sendrecvs so far
         self.outputs = []
+        self.control = None  # loops.ControlState once the kernel uses registers or loops
 
     # ---- programs ---------------------------------------------------------------------------
     def begin_program(self, program, core):
