@@ -7,8 +7,10 @@
      to their engine streams with the builder, which parses and validates each one;
   4. deps.compute's (consumer, producer) pairs go to the builder, which turns them into
      semaphores when it builds (tools/kernel_builder/sync.h);
-  5. the builder encodes the streams and writes the NEFF; with it goes
-     `kernel_debug_info.json`, mapping every instruction to the kernel's file and line.
+  5. the builder encodes the streams (finish(), which reports where each instruction ended up:
+     it inserts sem_waits before some consumers) and writes the NEFF; with it goes
+     `kernel_debug_info.json`, mapping every instruction (its final position in its engine's
+     stream, the pc a profile shows) to the kernel's file and line.
 
 There is one encoding path: the builder's. Errors from it (an instruction the ISA refuses)
 come back as NkiError at the kernel line that made the instruction.
@@ -61,9 +63,13 @@ def build(trace, name):
         for consumer, producer in pairs:
             kb.depend((core, consumer.engine, consumer.index),
                       (core, producer.engine, producer.index))
-    kb.add_member(DEBUG_INFO_MEMBER, json.dumps(
-        {"kernel": name, "instructions": debug}, separators=(",", ":")).encode())
     try:
+        positions = kb.finish()
+        # Final stream positions: the builder inserts sem_waits before some consumers.
+        for entry in debug:
+            entry["index"] = positions[(entry["core"], entry["engine"])][entry["index"]]
+        kb.add_member(DEBUG_INFO_MEMBER, json.dumps(
+            {"kernel": name, "instructions": debug}, separators=(",", ":")).encode())
         return kb.build()
     except mod.TrnsimError as e:
         raise NkiError(f"building the kernel's NEFF failed: {e}") from None
