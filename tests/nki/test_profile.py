@@ -6,10 +6,9 @@ final position in its engine stream -> this file's line and the NKI call), and t
 `neuron-profile view` then names the line of every instruction and DMA transfer and sums the
 busy time per line. The kernels are written here, so the expected lines are this file's: each
 NKI call of interest carries a `# line: NAME` marker that LINES finds.
-
-Also here: KernelBuilder.finish(), the native call that reports final positions — the builder
-inserts sem_waits before a consumer with more than 4 waits, which moves what follows (the
-fan_in kernel makes one).
+The fan_in kernel makes the builder insert sem_waits (a consumer with more than 4 waits), which
+moves what follows in its stream: the debug info must name final positions
+(KernelBuilder.finish(), tested in test_native.py).
 
 Environment (tests/nki/CMakeLists.txt): TRNSIM_TEST_NEURON_PROFILE (the built neuron-profile).
 """
@@ -24,7 +23,6 @@ import tarfile
 import numpy as np
 import pytest
 
-import _trnsim_nki as native
 import nki
 import nki.isa as nisa
 import nki.language as nl
@@ -272,52 +270,3 @@ def test_a_neff_that_was_not_profiled_is_refused(matmul_profile, tmp_path):
          "--output-format", "summary-text"], capture_output=True, text=True, check=False)
     assert result.returncode == 1
     assert result.stderr.startswith("neuron-profile: ") and result.stderr.count("\n") == 1
-
-
-# ---- KernelBuilder.finish --------------------------------------------------------------------
-
-
-def _fan_in_builder():
-    k = native.KernelBuilder("fan", "trn2", 1)
-    x = k.add_input("x", "fp32", [128, 64])
-    loads = [k.emit(0, "sp", f"dma_copy dst=sbuf[p0:128, {q * 256} + [64 x 1]] fp32 "
-                             f"src=hbm[var{x} + 0, [128 x 64, 64 x 1]] fp32 queue={q}")
-             for q in range(6)]
-    first = k.emit(0, "dve", "memset dst=sbuf[p0:128, 4096 + [64 x 1]] fp32 value=0.0")
-    copy = k.emit(0, "dve", "tensor_copy dst=sbuf[p0:128, 8192 + [64 x 1]] fp32 "
-                            "in=sbuf[p0:128, 0 + [64 x 1]] fp32")
-    for q in range(6):
-        k.depend((0, "dve", copy), (0, "sp", loads[q]))
-    return k, first, copy
-
-
-def test_finish_reports_final_positions():
-    k, first, copy = _fan_in_builder()
-    positions = k.finish()
-    assert set(positions) == {(0, e) for e in ("pe", "act", "dve", "pool", "sp")}
-    # memset, two sem_waits, the copy, notify_end.
-    assert positions[(0, "dve")] == [first, copy + 2, copy + 3]
-    # SP's notify_end waits for six queues: two sem_waits before it too.
-    assert positions[(0, "sp")] == [0, 1, 2, 3, 4, 5, 8]
-    assert positions[(0, "pe")] == [0]
-    assert k.finish() == positions  # idempotent
-    with pytest.raises(native.TrnsimError, match="the kernel is finished"):
-        k.emit(0, "dve", "memset dst=sbuf[p0:128, 0 + [64 x 1]] fp32 value=0.0")
-    with pytest.raises(native.TrnsimError, match="the kernel is finished"):
-        k.depend((0, "dve", copy), (0, "sp", 0))
-    k.add_member("notes.json", b"{}")  # members may still be added
-    assert len(k.build()) > 0
-    assert k.instruction_count(0, "dve") == 2  # what was emitted, not what was built
-
-
-def test_finish_raises_for_a_kernel_that_cannot_build():
-    k = native.KernelBuilder("unbound", "trn2", 1)
-    label = k.new_label(0, "dve", "loop")
-    k.emit_branch(0, "dve", "branch r0 lt 1 -> 0", label)  # never bound
-    with pytest.raises(native.TrnsimError, match="never bound"):
-        k.finish()
-    # Not finished: the kernel can still change, and builds once the label is bound.
-    k.bind_label(0, "dve", label)
-    k.emit(0, "dve", "memset dst=sbuf[p0:128, 0 + [64 x 1]] fp32 value=0.0")
-    assert k.finish()[(0, "dve")] == [0, 1, 2]
-    assert len(k.build()) > 0
