@@ -253,7 +253,9 @@ TEST(LineSummaryTest, EveryViewNamesTheLines) {
       EXPECT_EQ(row["nki_source_location"], "/k/mm.py:12");
       EXPECT_EQ(row["nki_api"], "nisa.nc_matmul");
     }
-    if (row["opcode"] == "notify_end") EXPECT_FALSE(row.contains("nki_source_location"));
+    if (row["opcode"] == "notify_end") {
+      EXPECT_FALSE(row.contains("nki_source_location"));
+    }
   }
   for (const Json& row : legacy["dma"]) EXPECT_EQ(row["nki_source_location"], "/k/mm.py:10");
 
@@ -261,8 +263,12 @@ TEST(LineSummaryTest, EveryViewNamesTheLines) {
   int mapped = 0;
   for (const Json& e : perfetto["traceEvents"]) {
     if (e["ph"] != "X") continue;
-    if (e["name"] == "tensor_copy") EXPECT_EQ(e["args"]["nki_source_location"], "/k/mm.py:14");
-    if (e["cat"] == "dma") EXPECT_EQ(e["args"]["nki_api"], "nisa.dma_copy");
+    if (e["name"] == "tensor_copy") {
+      EXPECT_EQ(e["args"]["nki_source_location"], "/k/mm.py:14");
+    }
+    if (e["cat"] == "dma") {
+      EXPECT_EQ(e["args"]["nki_api"], "nisa.dma_copy");
+    }
     mapped += e["args"].contains("nki_source_location") ? 1 : 0;
   }
   EXPECT_EQ(mapped, 2 * (5 + 2));  // per core: 5 kernel instructions, 2 transfers
