@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -148,6 +149,38 @@ TEST(SourceMapTest, RefusesMalformedMembers) {
     EXPECT_NE(info.status().message().find("k.neff kernel_debug_info.json"), std::string::npos);
     EXPECT_NE(info.status().message().find(c.message), std::string::npos)
         << info.status().message();
+  }
+}
+
+TEST(SourceMapTest, CorruptedMembersNeverCrash) {
+  const std::string good = MatmulInfo(2);
+  std::mt19937 rng(17);
+  for (int round = 0; round < 2000; ++round) {
+    std::string text = good;
+    const int edits = 1 + int(rng() % 4);
+    for (int k = 0; k < edits; ++k) {
+      const size_t at = rng() % text.size();
+      switch (rng() % 3) {
+        case 0:
+          text[at] = char(rng() % 256);
+          break;
+        case 1:
+          text.erase(at, 1 + rng() % 8);
+          break;
+        default:
+          text.insert(at, 1, "{}[]\":,0-9e"[rng() % 12]);
+          break;
+      }
+      if (text.empty()) text = "{";
+    }
+    StatusOr<KernelDebugInfo> info = ParseKernelDebugInfo("k.neff", text, kEngines, 2);
+    if (!info.ok()) {
+      EXPECT_EQ(info.status().code(), StatusCode::kInvalid) << text;
+      continue;
+    }
+    Profile p = MatmulProfile(0);  // whatever parsed attaches or refuses, never crashes
+    Status st = AttachSources(*info, &p);
+    EXPECT_TRUE(st.ok() || st.code() == StatusCode::kInvalid);
   }
 }
 
