@@ -58,7 +58,7 @@ def build(trace, name):
                                location=instr.loc) from None
             counts[instr.engine] = instr.index + 1
             debug.append({"core": core, "engine": instr.engine, "index": instr.index,
-                          "opcode": instr.opcode.split()[-1], "api": instr.api,
+                          "opcode": _mnemonic(instr.opcode), "api": instr.api,
                           "file": instr.loc[0], "line": instr.loc[1]})
         for consumer, producer in pairs:
             kb.depend((core, consumer.engine, consumer.index),
@@ -73,6 +73,16 @@ def build(trace, name):
         return kb.build()
     except mod.TrnsimError as e:
         raise NkiError(f"building the kernel's NEFF failed: {e}") from None
+
+
+def _mnemonic(opcode):
+    """The ISA mnemonic of an instruction's opcode text, `{ wait X cmp v } mnemonic [...]`
+    (docs/isa.md §10.1): what a profile records as the instruction's opcode."""
+    tokens = opcode.split()
+    i = 0
+    while i < len(tokens) and tokens[i] == "wait":
+        i += 4
+    return tokens[i] if i < len(tokens) else opcode
 
 
 def _declare_variables(kb, trace):

@@ -92,6 +92,23 @@ def spmd_add(a, b):
     return out
 
 
+@nki.jit
+def swap_halves(a):
+    """LNC=2: each core loads its half of the rows and stores the peer's, exchanged with
+    nisa.sendrecv (a core_barrier, the transfer and a wait: three instructions of one call)."""
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    rows = a.shape[0] // 2
+    rank = nl.program_id(0)
+    mine = nl.ndarray((rows, a.shape[1]), dtype=a.dtype, buffer=nl.sbuf)
+    theirs = nl.ndarray((rows, a.shape[1]), dtype=a.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=mine, src=a[nl.ds(rank * rows, rows), :])
+    peer = 1 - rank
+    nisa.sendrecv(src=mine, dst=theirs, send_to_rank=peer, recv_from_rank=peer,  # line: SWAP
+                  pipe_id=0)
+    nisa.dma_copy(dst=out[nl.ds(rank * rows, rows), :], src=theirs)
+    return out
+
+
 def _view(directory, fmt):
     tool = os.environ["TRNSIM_TEST_NEURON_PROFILE"]
     result = subprocess.run(
@@ -129,7 +146,7 @@ def matmul_profile(tmp_path_factory):
 def test_the_markers_are_found():
     assert set(LINES) == {"LOAD_LHS", "LOAD_RHS", "MATMUL", "COPY", "STORE", "FAN_LOAD",
                           "FAN_ACT", "FAN_POOL", "FAN_COPY", "FAN_STORE", "SPMD_LOAD_A",
-                          "SPMD_LOAD_B", "SPMD_ADD", "SPMD_STORE"}
+                          "SPMD_LOAD_B", "SPMD_ADD", "SPMD_STORE", "SWAP"}
 
 
 def test_instruction_rows_name_the_kernel_line(matmul_profile):
@@ -246,6 +263,19 @@ def test_both_cores_of_an_lnc2_kernel_map(tmp_path, monkeypatch):
     lines = json.loads(_view(str(tmp_path), "summary-json"))["executions"][0]["source_lines"]
     add = next(r for r in lines if r.get("line") == LINES["SPMD_ADD"])
     assert add["engines"]["dve"]["instructions"] == 2  # summed over the two cores
+
+
+def test_lnc2_sendrecv_instructions_map_to_its_call(tmp_path, monkeypatch):
+    monkeypatch.setenv("NEURON_LOGICAL_NC_CONFIG", "2")
+    a = np.arange(256 * 64, dtype=np.float32).reshape(256, 64)
+    out = nki.profile(swap_halves, working_directory=str(tmp_path), save_neff_name="file.neff",
+                      save_trace_name="profile.ntff")[2](a)
+    np.testing.assert_array_equal(out, np.concatenate([a[128:], a[:128]]))
+    rows = [r for r in json.loads(_view(str(tmp_path), "json"))["instruction"]
+            if r.get("nki_source_location") == _location("SWAP")]
+    assert sorted((r["pcore_idx"], r["opcode"]) for r in rows) == [
+        (c, op) for c in (0, 1) for op in sorted(("core_barrier", "sendrecv", "nop"))]
+    assert all(r["nki_api"] == "nisa.sendrecv" for r in rows)
 
 
 def test_a_neff_that_was_not_profiled_is_refused(matmul_profile, tmp_path):
