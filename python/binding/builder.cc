@@ -5,10 +5,16 @@
 // Every call checks its arguments and reports its own failure at once (TrnsimError): a bad
 // instruction never reaches the builder's deferred diagnostics, so build() fails only for what
 // needs the whole kernel (semaphore plumbing, labels, the NEFF's own rules).
+//
+// finish() does the build's kernel part (semaphores, encoding) and returns where every emitted
+// instruction ended up (kb::KernelBuilder::StreamPositions), so that a debug-info member added
+// afterwards can name final positions; build() then only writes the archive. After finish()
+// the kernel is fixed: calls that change it raise TrnsimError.
 #include <pybind11/stl.h>
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,19 +60,24 @@ class Builder {
   }
 
   int64_t AddInput(std::string name, const std::string& dtype, std::vector<uint32_t> shape) {
+    CheckOpen("add_input");
     return Value(kb_->AddInput(std::move(name), DtypeOf(dtype), std::move(shape))).var_id;
   }
   int64_t AddOutput(std::string name, const std::string& dtype, std::vector<uint32_t> shape) {
+    CheckOpen("add_output");
     return Value(kb_->AddOutput(std::move(name), DtypeOf(dtype), std::move(shape))).var_id;
   }
   int64_t AddScratch(std::string name, uint64_t nbytes) {
+    CheckOpen("add_scratch");
     return Value(kb_->AddScratch(std::move(name), nbytes)).var_id;
   }
   int64_t AddShared(std::string name, uint64_t nbytes) {
+    CheckOpen("add_shared");
     return Value(kb_->AddShared(std::move(name), nbytes)).var_id;
   }
   int64_t AddConstant(std::string name, const std::string& dtype, std::vector<uint32_t> shape,
                       const py::buffer& data) {
+    CheckOpen("add_constant");
     std::vector<uint8_t> bytes = BufferBytes(data, "constant data");
     return Value(kb_->AddConstant(std::move(name), DtypeOf(dtype), std::move(shape),
                                   std::move(bytes)))
@@ -90,6 +101,7 @@ class Builder {
   }
 
   void Depend(const py::tuple& consumer, const py::tuple& producer) {
+    CheckOpen("depend");
     kb::InstRef c = RefOf(consumer, "consumer");
     kb::InstRef p = RefOf(producer, "producer");
     if (c.core != p.core) {
@@ -104,7 +116,10 @@ class Builder {
     kb_->Depend(c, p);
   }
 
-  int AllocSemaphore(int core) { return Value(kb_->core(CheckCore(core)).AllocSemaphore()); }
+  int AllocSemaphore(int core) {
+    CheckOpen("alloc_semaphore");
+    return Value(kb_->core(CheckCore(core)).AllocSemaphore());
+  }
 
   int NewLabel(int core, const std::string& engine, const std::string& name) {
     return StreamOf(core, engine).NewLabel(name).id;
@@ -132,7 +147,8 @@ class Builder {
   }
 
   int InstructionCount(int core, const std::string& engine) {
-    return StreamOf(core, engine).size();
+    CheckCore(core);
+    return kb_->core(core).stream(EngineOf(engine)).size();
   }
 
   void AddMember(const std::string& name, const py::buffer& data) {
@@ -141,8 +157,27 @@ class Builder {
     members_[name] = BufferBytes(data, "member data");
   }
 
+  // {(core, engine): [final index of the instruction emitted at each index]}, the entry after
+  // the last emitted one being the notify_end the build appends.
+  py::dict Finish() {
+    if (!built_) {
+      kb::KernelBuilder::StreamPositions positions;
+      built_ = Value(kb_->Build({}, &positions));
+      positions_ = std::move(positions);
+    }
+    py::dict out;
+    for (size_t core = 0; core < positions_.size(); ++core) {
+      for (int e = 0; e < isa::kEngineCount; ++e) {
+        out[py::make_tuple(core, std::string(isa::EngineName(static_cast<isa::Engine>(e))))] =
+            py::cast(positions_[core][static_cast<size_t>(e)]);
+      }
+    }
+    return out;
+  }
+
   py::bytes Build() {
-    neff::Neff n = Value(kb_->Build());
+    if (!built_) Finish();
+    neff::Neff n = *built_;
     for (const auto& [name, data] : members_) n.top_files[name] = data;
     std::vector<uint8_t> bytes = Value(neff::WriteNeff(n));
     return py::bytes(reinterpret_cast<const char*>(bytes.data()), bytes.size());
@@ -167,7 +202,14 @@ class Builder {
     return *e;
   }
 
+  // Raises once finish() has fixed the kernel.
+  void CheckOpen(const char* what) const {
+    if (built_) RaiseInvalid(std::string(what) + ": the kernel is finished (finish() or build())");
+  }
+
+  // A stream to change (raises after finish()).
   kb::Stream& StreamOf(int core, const std::string& engine) {
+    CheckOpen("emitting");
     CheckCore(core);
     return kb_->core(core).stream(EngineOf(engine));
   }
@@ -237,6 +279,8 @@ class Builder {
 
   std::unique_ptr<kb::KernelBuilder> kb_;
   std::map<std::string, std::vector<uint8_t>> members_;
+  std::optional<neff::Neff> built_;  // set by finish()
+  kb::KernelBuilder::StreamPositions positions_;
 };
 
 }  // namespace
@@ -280,7 +324,14 @@ void RegisterBuilder(py::module_& m) {
       .def("instruction_count", &Builder::InstructionCount, arg("core"), arg("engine"))
       .def("add_member", &Builder::AddMember, arg("name"), arg("data"),
            "An extra top-level file of the NEFF archive (e.g. kernel_debug_info.json).")
-      .def("build", &Builder::Build, "The NEFF's bytes; raises TrnsimError with the first error.");
+      .def("finish", &Builder::Finish,
+           "Resolves dependencies and encodes the streams (the kernel part of build()); returns "
+           "{(core, engine): [final index of each emitted instruction]} — the builder inserts "
+           "sem_waits before consumers with more than 4 waits and appends notify_end. After it "
+           "the kernel cannot change; add_member and build() still work.")
+      .def("build", &Builder::Build,
+           "The NEFF's bytes (finishing first if needed); raises TrnsimError with the first "
+           "error.");
 }
 
 }  // namespace trnsim::python

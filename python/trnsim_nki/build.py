@@ -7,8 +7,10 @@
      to their engine streams with the builder, which parses and validates each one;
   4. deps.compute's (consumer, producer) pairs go to the builder, which turns them into
      semaphores when it builds (tools/kernel_builder/sync.h);
-  5. the builder encodes the streams and writes the NEFF; with it goes
-     `kernel_debug_info.json`, mapping every instruction to the kernel's file and line.
+  5. the builder encodes the streams (finish(), which reports where each instruction ended up:
+     it inserts sem_waits before some consumers) and writes the NEFF; with it goes
+     `kernel_debug_info.json`, mapping every instruction (its final position in its engine's
+     stream, the pc a profile shows) to the kernel's file and line.
 
 There is one encoding path: the builder's. Errors from it (an instruction the ISA refuses)
 come back as NkiError at the kernel line that made the instruction.
@@ -60,17 +62,31 @@ def build(trace, name):
                 raise NkiError(f"{instr.api}: the ISA refuses the instruction: {e}\n  {text}",
                                location=instr.loc) from None
             debug.append({"core": core, "engine": instr.engine, "index": instr.index,
-                          "opcode": instr.opcode.split()[-1], "api": instr.api,
+                          "opcode": _mnemonic(instr.opcode), "api": instr.api,
                           "file": instr.loc[0], "line": instr.loc[1]})
         for consumer, producer in pairs:
             kb.depend((core, consumer.engine, consumer.index),
                       (core, producer.engine, producer.index))
-    kb.add_member(DEBUG_INFO_MEMBER, json.dumps(
-        {"kernel": name, "instructions": debug}, separators=(",", ":")).encode())
     try:
+        positions = kb.finish()
+        # Final stream positions: the builder inserts sem_waits before some consumers.
+        for entry in debug:
+            entry["index"] = positions[(entry["core"], entry["engine"])][entry["index"]]
+        kb.add_member(DEBUG_INFO_MEMBER, json.dumps(
+            {"kernel": name, "instructions": debug}, separators=(",", ":")).encode())
         return kb.build()
     except mod.TrnsimError as e:
         raise NkiError(f"building the kernel's NEFF failed: {e}") from None
+
+
+def _mnemonic(opcode):
+    """The ISA mnemonic of an instruction's opcode text, `{ wait X cmp v } mnemonic [...]`
+    (docs/isa.md §10.1): what a profile records as the instruction's opcode."""
+    tokens = opcode.split()
+    i = 0
+    while i < len(tokens) and tokens[i] == "wait":
+        i += 4
+    return tokens[i] if i < len(tokens) else opcode
 
 
 def _declare_variables(kb, trace):

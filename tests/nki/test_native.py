@@ -3,7 +3,8 @@
 A [128, 512] fp32 vector add built from text lines of the ISA (docs/isa.md §10), run through
 libnrt — in-process, or through neurond when TRNSIM_TEST_DAEMON is set (conftest.py) — and
 checked against numpy; the simulated figures libnrt reports for it; profiles that neuron-profile
-opens; chip_info against the chip specs; and every error the module raises, by type and message.
+opens; chip_info against the chip specs; every error the module raises, by type and message;
+and KernelBuilder.finish(), the final stream positions after the builder's inserted sem_waits.
 The kernel is built for the runtime's LNC (runtime_info), splitting the rows over the cores at
 LNC=2.
 
@@ -499,3 +500,51 @@ except native.TrnsimError as e:
     assert run.returncode == 0, run.stderr
     assert run.stdout == ("NRT_EXEC_HW_ERR_NC_UE nrt_execute: NRT_EXEC_HW_ERR_NC_UE (1202); "
                           "libnrt logged the reason\n"), run.stdout + run.stderr
+
+# ---- KernelBuilder.finish: final positions (for kernel_debug_info.json) ----------------------
+
+
+def _fan_in_builder():
+    k = native.KernelBuilder("fan", "trn2", 1)
+    x = k.add_input("x", "fp32", [128, 64])
+    loads = [k.emit(0, "sp", f"dma_copy dst=sbuf[p0:128, {q * 256} + [64 x 1]] fp32 "
+                             f"src=hbm[var{x} + 0, [128 x 64, 64 x 1]] fp32 queue={q}")
+             for q in range(6)]
+    first = k.emit(0, "dve", "memset dst=sbuf[p0:128, 4096 + [64 x 1]] fp32 value=0.0")
+    copy = k.emit(0, "dve", "tensor_copy dst=sbuf[p0:128, 8192 + [64 x 1]] fp32 "
+                            "in=sbuf[p0:128, 0 + [64 x 1]] fp32")
+    for q in range(6):
+        k.depend((0, "dve", copy), (0, "sp", loads[q]))
+    return k, first, copy
+
+
+def test_finish_reports_final_positions():
+    k, first, copy = _fan_in_builder()
+    positions = k.finish()
+    assert set(positions) == {(0, e) for e in ("pe", "act", "dve", "pool", "sp")}
+    # memset, two sem_waits, the copy, notify_end.
+    assert positions[(0, "dve")] == [first, copy + 2, copy + 3]
+    # SP's notify_end waits for six queues: two sem_waits before it too.
+    assert positions[(0, "sp")] == [0, 1, 2, 3, 4, 5, 8]
+    assert positions[(0, "pe")] == [0]
+    assert k.finish() == positions  # idempotent
+    with pytest.raises(native.TrnsimError, match="the kernel is finished"):
+        k.emit(0, "dve", "memset dst=sbuf[p0:128, 0 + [64 x 1]] fp32 value=0.0")
+    with pytest.raises(native.TrnsimError, match="the kernel is finished"):
+        k.depend((0, "dve", copy), (0, "sp", 0))
+    k.add_member("notes.json", b"{}")  # members may still be added
+    assert len(k.build()) > 0
+    assert k.instruction_count(0, "dve") == 2  # what was emitted, not what was built
+
+
+def test_finish_raises_for_a_kernel_that_cannot_build():
+    k = native.KernelBuilder("unbound", "trn2", 1)
+    label = k.new_label(0, "dve", "loop")
+    k.emit_branch(0, "dve", "branch r0 lt 1 -> 0", label)  # never bound
+    with pytest.raises(native.TrnsimError, match="never bound"):
+        k.finish()
+    # Not finished: the kernel can still change, and builds once the label is bound.
+    k.bind_label(0, "dve", label)
+    k.emit(0, "dve", "memset dst=sbuf[p0:128, 0 + [64 x 1]] fp32 value=0.0")
+    assert k.finish()[(0, "dve")] == [0, 1, 2]
+    assert len(k.build()) > 0

@@ -39,8 +39,8 @@ std::string DefaultInstr(isa::Engine e) {
 
 }  // namespace
 
-StatusOr<neff::Subgraph> KernelBuilder::BuildSubgraph(const Core& core,
-                                                      const BuildOptions& options) const {
+StatusOr<neff::Subgraph> KernelBuilder::BuildSubgraph(const Core& core, const BuildOptions& options,
+                                                      EnginePositions* positions) const {
   const int k = core.index();
   EngineStreams s;
   std::array<bool, isa::kEngineCount> branchy{};
@@ -82,7 +82,7 @@ StatusOr<neff::Subgraph> KernelBuilder::BuildSubgraph(const Core& core,
       for (const Instruction& inst : peer.stream(static_cast<isa::Engine>(e)).instructions())
         if (inst.opcode == Opcode::kSendRecv) reserved.insert(static_cast<int>(inst.index));
   }
-  TRNSIM_RETURN_IF_ERROR(ResolveDependencies(k, deps, reserved, branchy, limits_, &s));
+  TRNSIM_RETURN_IF_ERROR(ResolveDependencies(k, deps, reserved, branchy, limits_, &s, positions));
 
   // HBM operands must name a variable of this subgraph and stay inside it.
   std::map<int64_t, const neff::Variable*> vars;
@@ -176,15 +176,17 @@ StatusOr<neff::Subgraph> KernelBuilder::BuildSubgraph(const Core& core,
   return sg;
 }
 
-StatusOr<neff::Neff> KernelBuilder::Build(const BuildOptions& options) const {
+StatusOr<neff::Neff> KernelBuilder::Build(const BuildOptions& options,
+                                          StreamPositions* positions) const {
   TRNSIM_RETURN_IF_ERROR(diagnostics_.first());
   neff::Neff n;
   n.header = header_;
   n.header.name = options_.name;
   n.header.lnc_size = static_cast<uint32_t>(lnc());
   if (n.header.uuid == std::array<uint8_t, 16>{}) n.header.uuid = NameUuid(options_.name);
-  for (const auto& c : cores_) {
-    TRNSIM_ASSIGN_OR_RETURN(neff::Subgraph sg, BuildSubgraph(*c, options));
+  StreamPositions moved(cores_.size());
+  for (size_t k = 0; k < cores_.size(); ++k) {
+    TRNSIM_ASSIGN_OR_RETURN(neff::Subgraph sg, BuildSubgraph(*cores_[k], options, &moved[k]));
     n.subgraphs.push_back(std::move(sg));
   }
   for (neff::TensorUsage usage : {neff::TensorUsage::kInput, neff::TensorUsage::kOutput}) {
@@ -198,6 +200,7 @@ StatusOr<neff::Neff> KernelBuilder::Build(const BuildOptions& options) const {
       n.tensors.push_back({v.var.name, usage, v.var.size, v.dtype, v.shape});
     }
   }
+  if (positions != nullptr) *positions = std::move(moved);
   return n;
 }
 

@@ -104,7 +104,16 @@ class KernelBuilder {
   const Status& status() const { return diagnostics_.first(); }
 
   // ---- output -------------------------------------------------------------------------------
-  StatusOr<neff::Neff> Build(const BuildOptions& options = {}) const;
+  // Where the emitted instructions are in the built streams: positions[core][engine][i] is the
+  // final index of the instruction emitted at index i of that stream (the InstRef's index); the
+  // notify_end Build appends has the entry after the last emitted one. Indices shift when Build
+  // inserts sem_waits before a consumer with more than isa::kMaxWaits waits (sync.h). Tools
+  // that map an executed pc back to what made the instruction (a debug-info member) need these.
+  using StreamPositions = std::vector<EnginePositions>;
+
+  // With `positions`, also fills it (one entry per core) when the build succeeds.
+  StatusOr<neff::Neff> Build(const BuildOptions& options = {},
+                             StreamPositions* positions = nullptr) const;
   StatusOr<std::vector<uint8_t>> BuildBytes(const BuildOptions& options = {}) const;
 
  private:
@@ -118,7 +127,8 @@ class KernelBuilder {
   StatusOr<HbmTensor> AddVariable(neff::VariableType type, std::string name, isa::Dtype dtype,
                                   std::vector<uint32_t> shape, uint64_t bytes,
                                   const VarOptions& options, std::vector<uint8_t> data);
-  StatusOr<neff::Subgraph> BuildSubgraph(const Core& core, const BuildOptions& options) const;
+  StatusOr<neff::Subgraph> BuildSubgraph(const Core& core, const BuildOptions& options,
+                                         EnginePositions* positions) const;
 
   KernelOptions options_;
   isa::IsaLimits limits_;

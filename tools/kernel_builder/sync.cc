@@ -53,8 +53,15 @@ void CollectUsed(const EngineStreams& streams, std::set<int>* used) {
 Status ResolveDependencies(int core, std::span<const Dependency> deps,
                            const std::set<int>& reserved,
                            const std::array<bool, isa::kEngineCount>& branchy,
-                           const isa::IsaLimits& limits, EngineStreams* streams) {
+                           const isa::IsaLimits& limits, EngineStreams* streams,
+                           EnginePositions* positions) {
   EngineStreams& s = *streams;
+  if (positions != nullptr) {
+    for (int e = 0; e < isa::kEngineCount; ++e) {
+      (*positions)[e].resize(s[e].size());
+      for (size_t i = 0; i < s[e].size(); ++i) (*positions)[e][i] = static_cast<int>(i);
+    }
+  }
   // channel key -> producer indices (sorted); consumer (engine, index) -> channel -> ordinal.
   std::map<int, std::set<int>> producers;
   struct Need {
@@ -167,6 +174,7 @@ Status ResolveDependencies(int core, std::span<const Dependency> deps,
     for (size_t i = 0; i < s[e].size(); ++i) {
       auto it = before[e].find(static_cast<int>(i));
       if (it != before[e].end()) out.insert(out.end(), it->second.begin(), it->second.end());
+      if (positions != nullptr) (*positions)[e][i] = static_cast<int>(out.size());
       out.push_back(s[e][i]);
     }
     s[e] = std::move(out);

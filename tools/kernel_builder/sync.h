@@ -38,11 +38,17 @@ struct Dependency {
 
 using EngineStreams = std::array<std::vector<isa::Instruction>, isa::kEngineCount>;
 
+// Where each instruction of a stream went when sem_waits were inserted: per engine,
+// positions[e][i] is the final index of the instruction that was at index i.
+using EnginePositions = std::array<std::vector<int>, isa::kEngineCount>;
+
 // Rewrites the streams of core `core`. `reserved` semaphores (and every semaphore an instruction
 // already names) are not used for channels. `branchy[e]` tells whether engine e has branches.
+// With `positions`, fills it (one entry per instruction of `streams` on entry).
 Status ResolveDependencies(int core, std::span<const Dependency> deps,
                            const std::set<int>& reserved,
                            const std::array<bool, isa::kEngineCount>& branchy,
-                           const isa::IsaLimits& limits, EngineStreams* streams);
+                           const isa::IsaLimits& limits, EngineStreams* streams,
+                           EnginePositions* positions = nullptr);
 
 }  // namespace trnsim::kb

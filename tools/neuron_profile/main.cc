@@ -9,7 +9,9 @@
 //                       [--output-file PATH]
 //
 // view writes to stdout, or to --output-file; perfetto defaults to ntff.pftrace.json next to
-// the session file, as AWS's tool writes ntff.pftrace. Exit status 0 on success, 1 on an error
+// the session file, as AWS's tool writes ntff.pftrace. With -n, view reads the NEFF: one built
+// by the NKI front end carries kernel_debug_info.json, and every view then names the kernel
+// source line of each instruction (source_map.h). Exit status 0 on success, 1 on an error
 // (one line on stderr), 2 on a usage error.
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -21,6 +23,7 @@
 #include "tools/cli/libnrt_version_text.h"
 #include "tools/neuron_profile/capture.h"
 #include "tools/neuron_profile/profile.h"
+#include "tools/neuron_profile/source_map.h"
 #include "tools/neuron_profile/summary.h"
 #include "tools/neuron_profile/system_trace.h"
 #include "tools/neuron_profile/trace_views.h"
@@ -79,6 +82,15 @@ int View(const ViewArgs& args) {
   if (IsSystemTrace(contents)) return ViewSystemTrace(args, contents);
   trnsim::StatusOr<Profile> profile = ParseProfile(args.session, contents);
   if (!profile.ok()) return Fail(profile.status());
+  if (!args.neff.empty()) {  // an NKI kernel's NEFF maps instructions to its source lines
+    trnsim::StatusOr<std::optional<KernelDebugInfo>> info =
+        ReadKernelDebugInfo(args.neff, profile->engines);
+    if (!info.ok()) return Fail(info.status());
+    if (info->has_value()) {
+      trnsim::Status st = AttachSources(**info, &*profile);
+      if (!st.ok()) return Fail(st);
+    }
+  }
   std::string text, output = args.output;
   if (args.format == "summary-text") {
     text = SummaryText(*profile);
@@ -125,11 +137,13 @@ int Run(int argc, char** argv) {
                 "write the profiled execution's outputs as output_<name>.bin");
   cap->add_flag("--save-output-npy", capture.save_output_npy,
                 "write the profiled execution's outputs as output_<name>.npy");
-  cap->add_option("inputs", pairs, "NAME FILE pairs: input tensors, raw or .npy (others are zeros)");
+  cap->add_option("inputs", pairs,
+                  "NAME FILE pairs: input tensors, raw or .npy (others are zeros)");
 
   ViewArgs view;
   CLI::App* vw = app.add_subcommand("view", "Show a device profile");
-  vw->add_option("-n,--neff", view.neff, "the NEFF that was profiled (informational)");
+  vw->add_option("-n,--neff", view.neff,
+                 "the NEFF that was profiled (an NKI kernel's maps instructions to source lines)");
   vw->add_option("-s,--session-file", view.session, "the profile")->capture_default_str();
   vw->add_option("--output-format", view.format, "what to produce")
       ->check(CLI::IsMember({"summary-text", "summary-json", "json", "perfetto"}))

@@ -215,6 +215,7 @@ Profile ParseDocument(const Json& doc) {
     const Json& j = executions[i];
     Execution x;
     x.index = U64(j, "index", p);
+    if (j.contains("model_name")) x.model_name = Str(j, "model_name", p);
     x.status = Str(j, "status", p);
     x.error = Str(j, "error", p);
     ParseEvents(Field(j, "events", p), p + ".events", profile.engines, x);

@@ -35,6 +35,7 @@ struct Instruction {
   std::string opcode, operands;
   uint64_t start_ps = 0, duration_ps = 0, wait_ps = 0;
   std::vector<Wait> waits;
+  int source = -1;  // index into Profile::sources, or -1 (source_map.h fills it)
 };
 
 struct Dma {
@@ -70,7 +71,8 @@ struct CoreCounters {
 
 struct Execution {
   uint64_t index = 0;
-  std::string status;  // "ok" or an NRT status name
+  std::string model_name;  // the execution's "model_name" (empty when the file has none)
+  std::string status;      // "ok" or an NRT status name
   std::string error;
   bool has_stats = false;
   uint64_t duration_ps = 0;
@@ -80,12 +82,20 @@ struct Execution {
   std::vector<SyncUpdate> sync_updates;
 };
 
+// The kernel source line that made an instruction (an NKI kernel's, source_map.h).
+struct SourceLocation {
+  std::string file;  // as the kernel's debug info records it (the kernel's path)
+  uint64_t line = 0;
+  std::string api;  // the NKI call, e.g. "nisa.nc_matmul"
+};
+
 struct Profile {
   int version = 0;
   std::string model_name, chip, instance;
   int vnc = 0;
   std::vector<std::string> engines;
   std::vector<Execution> executions;
+  std::vector<SourceLocation> sources;  // empty unless source_map.h attached a kernel's
 };
 
 StatusOr<Profile> ParseProfile(const std::string& where, const std::string& text);

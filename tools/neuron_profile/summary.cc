@@ -7,6 +7,8 @@
 #include <set>
 #include <tuple>
 
+#include "tools/neuron_profile/source_map.h"
+
 namespace trnsim::neuron_profile {
 namespace {
 
@@ -40,6 +42,33 @@ CoreSummary& CoreOf(std::vector<CoreSummary>& cores, int core) {
   cores.push_back({});
   cores.back().core = core;
   return cores.back();
+}
+
+// summary-json's "source_lines" (docs/profiling.md §5).
+nlohmann::ordered_json SourceLinesJson(const Profile& profile,
+                                       const std::vector<SourceLineSummary>& lines) {
+  using Json = nlohmann::ordered_json;
+  Json out = Json::array();
+  for (const SourceLineSummary& l : lines) {
+    Json engines = Json::object();
+    for (int e = 0; e < kEngineCount; ++e)
+      engines[profile.engines[size_t(e)]] = {{"busy_ps", l.busy_ps[e]},
+                                             {"instructions", l.instructions[e]}};
+    Json row = {{"from_kernel", l.from_kernel}};
+    if (l.from_kernel) {
+      row["file"] = l.file;
+      row["line"] = l.line;
+      row["location"] = ShortLocation({l.file, l.line, ""});
+    }
+    row["calls"] = l.calls;
+    row["engines"] = std::move(engines);
+    row["wait_ps"] = l.wait_ps;
+    row["dma"] = {{"transfers", l.dma_transfers},
+                  {"bytes", l.dma_bytes},
+                  {"streaming_ps", l.dma_streaming_ps}};
+    out.push_back(std::move(row));
+  }
+  return out;
 }
 
 }  // namespace
@@ -106,7 +135,7 @@ ExecutionSummary Summarize(const Profile& profile, const Execution& x) {
       s.stalls.begin(), s.stalls.end(),
       [](const StallSummary& a, const StallSummary& b) { return a.wait_ps > b.wait_ps; });
   if (s.stalls.size() > kMaxStalls) s.stalls.resize(kMaxStalls);
-  (void)profile;
+  s.lines = SummarizeSourceLines(profile, x);
   return s;
 }
 
@@ -153,6 +182,7 @@ std::string SummaryText(const Profile& profile) {
                     st.on.c_str(), (unsigned long long)st.instructions);
       out += line;
     }
+    out += SourceLinesText(profile, s.lines);
   }
   return out;
 }
@@ -192,13 +222,12 @@ std::string SummaryJson(const Profile& profile) {
                         {"on", st.on},
                         {"wait_ps", st.wait_ps},
                         {"instructions", st.instructions}});
-    list.push_back({{"execution", s.index},
-                    {"status", s.status},
-                    {"total_time_ps", s.total_ps},
-                    {"total_time", double(s.total_ps) / 1e12},
-                    {"cores", std::move(cores)},
-                    {"dma_queues", std::move(queues)},
-                    {"stalls", std::move(stalls)}});
+    Json run = {{"execution", s.index},        {"status", s.status},
+                {"total_time_ps", s.total_ps}, {"total_time", double(s.total_ps) / 1e12},
+                {"cores", std::move(cores)},   {"dma_queues", std::move(queues)},
+                {"stalls", std::move(stalls)}};
+    if (!s.lines.empty()) run["source_lines"] = SourceLinesJson(profile, s.lines);
+    list.push_back(std::move(run));
   }
   Json doc = {{"model", profile.model_name},
               {"vnc", profile.vnc},

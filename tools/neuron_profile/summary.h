@@ -2,13 +2,15 @@
 // time, per core and engine the busy time (union of its instruction slices — equal to the chip
 // model's busy counter), busy %, wait time and instruction count; per DMA queue the transfers,
 // bytes, streaming time and bandwidth; HBM traffic; and the dominant stalls — which engine
-// waited on which semaphores/events, for how long in total (docs/profiling.md §5).
+// waited on which semaphores/events, for how long in total (docs/profiling.md §5); and when the
+// instructions carry kernel source lines (source_map.h), what each line cost (line_summary.h).
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "tools/neuron_profile/line_summary.h"
 #include "tools/neuron_profile/profile.h"
 
 namespace trnsim::neuron_profile {
@@ -42,8 +44,9 @@ struct ExecutionSummary {
   std::string status;
   uint64_t total_ps = 0;  // the chip model's duration, or the last event's end without stats
   std::vector<CoreSummary> cores;
-  std::vector<QueueSummary> queues;  // queues that moved something
-  std::vector<StallSummary> stalls;  // longest first, at most kMaxStalls
+  std::vector<QueueSummary> queues;      // queues that moved something
+  std::vector<StallSummary> stalls;      // longest first, at most kMaxStalls
+  std::vector<SourceLineSummary> lines;  // per kernel source line (profiles with sources)
 };
 
 inline constexpr size_t kMaxStalls = 10;

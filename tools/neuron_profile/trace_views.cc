@@ -18,6 +18,15 @@ double Us(uint64_t ps) { return double(ps) / 1e6; }
 int Pid(size_t execution, int core) { return int(execution) * 64 + core + 1; }
 int EngineTid(int engine) { return engine + 1; }
 
+// AWS's instruction field nki_source_location ("file.py:42") and trnsim's nki_api, for an
+// instruction made by a kernel line (source_map.h); nothing otherwise.
+void AddSource(const Profile& profile, int source, Json& row) {
+  if (source < 0) return;
+  const SourceLocation& s = profile.sources[size_t(source)];
+  row["nki_source_location"] = s.file + ":" + std::to_string(s.line);
+  row["nki_api"] = s.api;
+}
+
 Json Meta(const char* what, int pid, int tid, const std::string& name) {
   Json m = {{"ph", "M"}, {"name", what}, {"pid", pid}, {"tid", tid}, {"ts", 0}};
   m["args"] = {{"name", name}};
@@ -64,6 +73,7 @@ std::string PerfettoJson(const Profile& profile) {
                     {"ts", Us(t.start_ps)},
                     {"dur", Us(t.duration_ps)}};
       slice["args"] = {{"pc", t.pc}, {"operands", t.operands}, {"wait_ps", t.wait_ps}};
+      AddSource(profile, t.source, slice["args"]);
       events.push_back(std::move(slice));
     }
     for (const Dma& d : x.dmas) {
@@ -78,6 +88,7 @@ std::string PerfettoJson(const Profile& profile) {
       slice["args"] = {{"bytes", d.bytes},
                        {"submit_us", Us(d.submit_ps)},
                        {"instruction_pc", x.instructions[d.instruction].pc}};
+      AddSource(profile, x.instructions[d.instruction].source, slice["args"]);
       events.push_back(std::move(slice));
     }
     // Flow arrows: updater slice -> waiting instruction slice.
@@ -129,25 +140,31 @@ std::string LegacyJson(const Profile& profile) {
                        {"event_count", x.instructions.size() + x.dmas.size()},
                        {"instruction_count", x.instructions.size()},
                        {"dma_count", x.dmas.size()}});
-    for (const Instruction& t : x.instructions)
-      instructions.push_back({{"execution", x.index},
-                              {"timestamp", double(t.start_ps) / 1e3},
-                              {"duration", double(t.duration_ps) / 1e3},
-                              {"label", EngineLabel(profile, t.engine)},
-                              {"pcore_idx", t.core},
-                              {"pc", t.pc},
-                              {"opcode", t.opcode},
-                              {"operands", t.operands},
-                              {"evt_wait_time_ns", double(t.wait_ps) / 1e3}});
-    for (const Dma& d : x.dmas)
-      dmas.push_back({{"execution", x.index},
-                      {"timestamp", double(d.start_ps) / 1e3},
-                      {"duration", double(d.end_ps - d.start_ps) / 1e3},
-                      {"pcore_idx", d.core},
-                      {"queue_idx", d.queue},
-                      {"transfer_bytes", d.bytes},
-                      {"source", d.source},
-                      {"destination", d.destination}});
+    for (const Instruction& t : x.instructions) {
+      Json row = {{"execution", x.index},
+                  {"timestamp", double(t.start_ps) / 1e3},
+                  {"duration", double(t.duration_ps) / 1e3},
+                  {"label", EngineLabel(profile, t.engine)},
+                  {"pcore_idx", t.core},
+                  {"pc", t.pc},
+                  {"opcode", t.opcode},
+                  {"operands", t.operands},
+                  {"evt_wait_time_ns", double(t.wait_ps) / 1e3}};
+      AddSource(profile, t.source, row);
+      instructions.push_back(std::move(row));
+    }
+    for (const Dma& d : x.dmas) {
+      Json row = {{"execution", x.index},
+                  {"timestamp", double(d.start_ps) / 1e3},
+                  {"duration", double(d.end_ps - d.start_ps) / 1e3},
+                  {"pcore_idx", d.core},
+                  {"queue_idx", d.queue},
+                  {"transfer_bytes", d.bytes},
+                  {"source", d.source},
+                  {"destination", d.destination}};
+      AddSource(profile, x.instructions[d.instruction].source, row);
+      dmas.push_back(std::move(row));
+    }
   }
   Json doc = {{"summary", std::move(summary)},
               {"instruction", std::move(instructions)},

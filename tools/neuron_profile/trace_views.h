@@ -7,6 +7,9 @@
 //                 instruction. ts/dur in microseconds (the format's unit), from simulated ps.
 //   LegacyJson    `--output-format json`: AWS's legacy device JSON shape, {"summary": [...],
 //                 "instruction": [...]} plus "dma": [...]; timestamps and durations in ns.
+// An instruction made by a kernel source line (source_map.h) — and a transfer such an
+// instruction issued — also has nki_source_location ("path/k.py:42", AWS's field) and nki_api
+// (the NKI call): in its JSON row, and in the args of its Perfetto slice.
 #pragma once
 
 #include <string>

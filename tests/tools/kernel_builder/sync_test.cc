@@ -117,6 +117,38 @@ TEST_F(SyncTest, ExtraWaitsBecomeSemWaitInstructions) {
   EXPECT_EQ(dve.instructions[2].num_waits, isa::kMaxWaits);
 }
 
+TEST_F(SyncTest, PositionsFollowInsertedSemWaits) {
+  InstRef loads[6];
+  for (int q = 0; q < 6; ++q) loads[q] = Load(q, q);
+  InstRef before = core().dve().TensorCopy(t_[6].ap(), t_[5].ap());
+  InstRef c = core().dve().TensorCopy(t_[7].ap(), t_[0].ap());
+  InstRef after = core().dve().TensorCopy(t_[6].ap(), t_[7].ap());
+  for (InstRef l : loads) k_.Depend(c, l);
+  KernelBuilder::StreamPositions positions;
+  neff::Neff n = k_.Build({}, &positions).value();
+  ASSERT_EQ(positions.size(), 1u);
+  const std::vector<int>& dve = positions[0][static_cast<int>(isa::Engine::kDve)];
+  // before, 2 sem_waits, c, after, notify_end.
+  EXPECT_EQ(dve, (std::vector<int>{0, 3, 4, 5}));
+  EXPECT_EQ(before.index, 0);
+  EXPECT_EQ(c.index, 1);
+  EXPECT_EQ(after.index, 2);
+  const std::vector<int>& sp = positions[0][static_cast<int>(isa::Engine::kSp)];
+  // notify_end waits for the last load of six queues: two sem_waits go before it.
+  EXPECT_EQ(sp, (std::vector<int>{0, 1, 2, 3, 4, 5, 8}));
+  EXPECT_EQ(positions[0][static_cast<int>(isa::Engine::kPe)], (std::vector<int>{0}));
+  isa::Program program = Program(isa::Engine::kDve);
+  ASSERT_EQ(program.instructions.size(), 6u);
+  EXPECT_EQ(program.instructions[static_cast<size_t>(dve[1])].num_waits, isa::kMaxWaits);
+  EXPECT_EQ(program.instructions[static_cast<size_t>(dve[3])].opcode, isa::Opcode::kNotifyEnd);
+  // A failed build leaves `positions` as it was.
+  KernelBuilder::StreamPositions untouched;
+  k_.Depend(before, after);  // deadlock
+  EXPECT_FALSE(k_.Build({}, &untouched).ok());
+  EXPECT_TRUE(untouched.empty());
+  (void)n;
+}
+
 TEST_F(SyncTest, ReservedSemaphoresAreNotReused) {
   int mine = core().AllocSemaphore().value();
   EXPECT_EQ(mine, k_.limits().semaphores - 1);

@@ -1,0 +1,302 @@
+"""Profiles of NKI kernels map back to the kernel's Python lines (docs/nki.md "Profiles and
+source lines", docs/profiling.md §5).
+
+nki.profile writes a NEFF + NTFF; the NEFF carries kernel_debug_info.json (each instruction's
+final position in its engine stream -> this file's line and the NKI call), and the built
+`neuron-profile view` then names the line of every instruction and DMA transfer and sums the
+busy time per line. The kernels are written here, so the expected lines are this file's: each
+NKI call of interest carries a `# line: NAME` marker that LINES finds.
+The fan_in kernel makes the builder insert sem_waits (a consumer with more than 4 waits), which
+moves what follows in its stream: the debug info must name final positions
+(KernelBuilder.finish(), tested in test_native.py).
+
+Environment (tests/nki/CMakeLists.txt): TRNSIM_TEST_NEURON_PROFILE (the built neuron-profile).
+"""
+import gzip
+import io
+import json
+import os
+import re
+import subprocess
+import tarfile
+
+import numpy as np
+import pytest
+
+import nki
+import nki.isa as nisa
+import nki.language as nl
+
+FILE = os.path.abspath(__file__)
+
+
+def _marked_lines():
+    lines = {}
+    with open(FILE) as f:
+        for number, text in enumerate(f, 1):
+            m = re.search(r"# line: (\w+)$", text.rstrip())
+            if m and "nisa." in text:
+                lines[m.group(1)] = number
+    return lines
+
+
+LINES = _marked_lines()
+
+
+@nki.jit
+def profiled_matmul(lhsT, rhs):
+    """out[M, N] = lhsT.T @ rhs, accumulating over K in PSUM."""
+    K, M = lhsT.shape
+    _, N = rhs.shape
+    out = nl.ndarray((M, N), dtype=nl.float32, buffer=nl.shared_hbm)
+    acc = nl.ndarray((M, N), dtype=nl.float32, buffer=nl.psum)
+    for k in nl.affine_range(K // 128):
+        a = nl.ndarray((128, M), dtype=lhsT.dtype, buffer=nl.sbuf)
+        b = nl.ndarray((128, N), dtype=rhs.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=a, src=lhsT[k * 128:(k + 1) * 128, :])  # line: LOAD_LHS
+        nisa.dma_copy(dst=b, src=rhs[k * 128:(k + 1) * 128, :])  # line: LOAD_RHS
+        nisa.nc_matmul(dst=acc, stationary=a, moving=b)  # line: MATMUL
+    res = nl.ndarray((M, N), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.tensor_copy(dst=res, src=acc)  # line: COPY
+    nisa.dma_copy(dst=out, src=res)  # line: STORE
+    return out
+
+
+@nki.jit
+def fan_in(x):
+    """One DVE copy that waits for six channels: four DMA queues, ACT and Pool."""
+    out = nl.ndarray((128, 384), dtype=nl.float32, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 384), dtype=nl.float32, buffer=nl.sbuf)
+    for i in nl.static_range(4):  # round robin over the tracer's four DMA queues
+        nisa.dma_copy(dst=t[:, nl.ds(i * 64, 64)], src=x[:, nl.ds(i * 64, 64)])  # line: FAN_LOAD
+    nisa.tensor_copy(dst=t[:, 256:320], src=t[:, 0:64], engine=nisa.engine.scalar)  # line: FAN_ACT
+    nisa.memset(dst=t[:, 320:384], value=2.0, engine=nisa.engine.gpsimd)  # line: FAN_POOL
+    res = nl.ndarray((128, 384), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.tensor_copy(dst=res, src=t)  # line: FAN_COPY
+    nisa.dma_copy(dst=out, src=res)  # line: FAN_STORE
+    return out
+
+
+@nki.jit
+def spmd_add(a, b):
+    """out = a + b, each of the two SPMD programs (one per core at LNC=2) taking half the rows."""
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    rows = a.shape[0] // nl.num_programs(0)
+    first = nl.program_id(0) * rows
+    ta = nl.ndarray((rows, a.shape[1]), dtype=a.dtype, buffer=nl.sbuf)
+    tb = nl.ndarray((rows, a.shape[1]), dtype=a.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=ta, src=a[nl.ds(first, rows), :])  # line: SPMD_LOAD_A
+    nisa.dma_copy(dst=tb, src=b[nl.ds(first, rows), :])  # line: SPMD_LOAD_B
+    nisa.tensor_tensor(dst=ta, data1=ta, data2=tb, op=nl.add)  # line: SPMD_ADD
+    nisa.dma_copy(dst=out[nl.ds(first, rows), :], src=ta)  # line: SPMD_STORE
+    return out
+
+
+@nki.jit
+def swap_halves(a):
+    """LNC=2: each core loads its half of the rows and stores the peer's, exchanged with
+    nisa.sendrecv (a core_barrier, the transfer and a wait: three instructions of one call)."""
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    rows = a.shape[0] // 2
+    rank = nl.program_id(0)
+    mine = nl.ndarray((rows, a.shape[1]), dtype=a.dtype, buffer=nl.sbuf)
+    theirs = nl.ndarray((rows, a.shape[1]), dtype=a.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=mine, src=a[nl.ds(rank * rows, rows), :])
+    peer = 1 - rank
+    nisa.sendrecv(src=mine, dst=theirs, send_to_rank=peer, recv_from_rank=peer,  # line: SWAP
+                  pipe_id=0)
+    nisa.dma_copy(dst=out[nl.ds(rank * rows, rows), :], src=theirs)
+    return out
+
+
+def _view(directory, fmt):
+    tool = os.environ["TRNSIM_TEST_NEURON_PROFILE"]
+    result = subprocess.run(
+        [tool, "view", "-n", os.path.join(directory, "file.neff"), "-s",
+         os.path.join(directory, "profile.ntff"), "--output-format", fmt],
+        capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def _debug_info(neff_path):
+    """The NEFF's kernel_debug_info.json (the payload is a gzip'd tar after the header)."""
+    data = open(neff_path, "rb").read()
+    payload = gzip.decompress(data[data.index(b"\x1f\x8b"):])
+    with tarfile.open(fileobj=io.BytesIO(payload)) as tar:
+        return json.load(tar.extractfile("kernel_debug_info.json"))
+
+
+def _location(name):
+    return f"{FILE}:{LINES[name]}"
+
+
+@pytest.fixture(scope="module")
+def matmul_profile(tmp_path_factory):
+    directory = str(tmp_path_factory.mktemp("matmul"))
+    rng = np.random.default_rng(7)
+    lhsT = rng.standard_normal((256, 128)).astype(np.float32)
+    rhs = rng.standard_normal((256, 512)).astype(np.float32)
+    out = nki.profile(profiled_matmul, working_directory=directory, save_neff_name="file.neff",
+                      save_trace_name="profile.ntff")(lhsT, rhs)
+    np.testing.assert_allclose(out, lhsT.T @ rhs, rtol=1e-4, atol=1e-3)
+    return directory
+
+
+def test_the_markers_are_found():
+    assert set(LINES) == {"LOAD_LHS", "LOAD_RHS", "MATMUL", "COPY", "STORE", "FAN_LOAD",
+                          "FAN_ACT", "FAN_POOL", "FAN_COPY", "FAN_STORE", "SPMD_LOAD_A",
+                          "SPMD_LOAD_B", "SPMD_ADD", "SPMD_STORE", "SWAP"}
+
+
+def test_instruction_rows_name_the_kernel_line(matmul_profile):
+    rows = json.loads(_view(matmul_profile, "json"))
+    by_opcode = {}
+    for row in rows["instruction"]:
+        by_opcode.setdefault(row["opcode"], []).append(row)
+    # Two K tiles: a weight load and a matmul each, both made by the one nc_matmul call.
+    assert len(by_opcode["load_stationary"]) == 2 and len(by_opcode["multiply_moving"]) == 2
+    for row in by_opcode["load_stationary"] + by_opcode["multiply_moving"]:
+        assert row["nki_source_location"] == _location("MATMUL")
+        assert row["nki_api"] == "nisa.nc_matmul"
+    loads = [r for r in by_opcode["dma_copy"] if "src=hbm" in r["operands"]]
+    stores = [r for r in by_opcode["dma_copy"] if "dst=hbm" in r["operands"]]
+    assert len(loads) == 4 and len(stores) == 1
+    assert {r["nki_source_location"] for r in loads} == {_location("LOAD_LHS"),
+                                                          _location("LOAD_RHS")}
+    assert stores[0]["nki_source_location"] == _location("STORE")
+    assert all(r["nki_api"] == "nisa.dma_copy" for r in loads + stores)
+    (copy,) = by_opcode["tensor_copy"]
+    assert copy["nki_source_location"] == _location("COPY")
+    # The builder's notify_end comes from no kernel line.
+    assert all("nki_source_location" not in r for r in by_opcode["notify_end"])
+    # Each DMA transfer names the line of the dma_copy that issued it.
+    assert len(rows["dma"]) == 5
+    assert {r["nki_source_location"] for r in rows["dma"]} == {
+        _location("LOAD_LHS"), _location("LOAD_RHS"), _location("STORE")}
+
+
+def test_the_summary_costs_each_line(matmul_profile):
+    run = json.loads(_view(matmul_profile, "summary-json"))["executions"][0]
+    lines = run["source_lines"]
+    kernel = [r for r in lines if r["from_kernel"]]
+    assert [r["line"] for r in kernel] == sorted(LINES[n] for n in
+                                                 ("LOAD_LHS", "LOAD_RHS", "MATMUL", "COPY",
+                                                  "STORE"))
+    assert all(r["file"] == FILE for r in kernel)
+    by_line = {r["line"]: r for r in kernel}
+    matmul = by_line[LINES["MATMUL"]]
+    assert matmul["calls"] == ["nisa.nc_matmul"]
+    assert matmul["engines"]["pe"]["instructions"] == 4
+    # Every PE instruction is the matmul line's, so its busy time is PE's busy time.
+    pe_busy = run["cores"][0]["engines"]["pe"]["busy_ps"]
+    builder = [r for r in lines if not r["from_kernel"]]
+    assert len(builder) == 1 and "notify_end" in builder[0]["calls"]
+    assert matmul["engines"]["pe"]["busy_ps"] + builder[0]["engines"]["pe"]["busy_ps"] >= pe_busy
+    assert 0 < matmul["engines"]["pe"]["busy_ps"] <= pe_busy
+    rhs = by_line[LINES["LOAD_RHS"]]
+    assert rhs["dma"]["transfers"] == 2 and rhs["dma"]["bytes"] == 256 * 512 * 4
+    assert rhs["dma"]["streaming_ps"] > 0
+    store = by_line[LINES["STORE"]]
+    assert store["dma"]["bytes"] == 128 * 512 * 4
+    # Per engine, the lines' instruction counts add up to the engine's.
+    for engine, summary in run["cores"][0]["engines"].items():
+        assert sum(r["engines"][engine]["instructions"] for r in lines) == summary["instructions"]
+
+    text = _view(matmul_profile, "summary-text")
+    assert "source lines" in text
+    row = next(t for t in text.splitlines()
+               if t.strip().startswith(f"test_profile.py:{LINES['MATMUL']} "))
+    assert "nisa.nc_matmul" in row
+
+
+def test_perfetto_slices_carry_the_line(matmul_profile):
+    out = os.path.join(matmul_profile, "trace.json")
+    tool = os.environ["TRNSIM_TEST_NEURON_PROFILE"]
+    subprocess.run([tool, "view", "-n", os.path.join(matmul_profile, "file.neff"), "-s",
+                    os.path.join(matmul_profile, "profile.ntff"), "--output-format", "perfetto",
+                    "--output-file", out], check=True, capture_output=True)
+    slices = [e for e in json.load(open(out))["traceEvents"] if e["ph"] == "X"]
+    mm = [e for e in slices if e["name"] == "multiply_moving"]
+    assert mm and all(e["args"]["nki_source_location"] == _location("MATMUL") for e in mm)
+    dma = [e for e in slices if e["cat"] == "dma"]
+    assert dma and all(e["args"]["nki_api"] == "nisa.dma_copy" for e in dma)
+
+
+def test_inserted_sem_waits_do_not_shift_the_lines(tmp_path):
+    x = np.arange(128 * 384, dtype=np.float32).reshape(128, 384) / 1000
+    out = nki.profile(fan_in, working_directory=str(tmp_path), save_neff_name="file.neff",
+                      save_trace_name="profile.ntff")(x)
+    want = x.copy()
+    want[:, 256:320] = x[:, 0:64]
+    want[:, 320:384] = 2.0
+    np.testing.assert_array_equal(out, want)
+    info = _debug_info(os.path.join(tmp_path, "file.neff"))
+    (copy,) = [e for e in info["instructions"] if e["line"] == LINES["FAN_COPY"]]
+    assert (copy["engine"], copy["opcode"]) == ("dve", "tensor_copy")
+    assert copy["index"] == 2  # emitted first on DVE; the builder put two sem_waits before it
+    rows = [r for r in json.loads(_view(str(tmp_path), "json"))["instruction"]
+            if r["label"] == "DVE"]
+    assert [r["opcode"] for r in rows[:3]] == ["sem_wait", "sem_wait", "tensor_copy"]
+    assert all("nki_source_location" not in r for r in rows[:2])
+    assert rows[2]["nki_source_location"] == _location("FAN_COPY")
+    lines = json.loads(_view(str(tmp_path), "summary-json"))["executions"][0]["source_lines"]
+    builder = [r for r in lines if not r["from_kernel"]][0]
+    assert "sem_wait" in builder["calls"]
+
+
+def test_both_cores_of_an_lnc2_kernel_map(tmp_path, monkeypatch):
+    monkeypatch.setenv("NEURON_LOGICAL_NC_CONFIG", "2")  # AWS: equal to the launch's LNC
+    rng = np.random.default_rng(3)
+    a, b = (rng.standard_normal((256, 512)).astype(np.float32) for _ in range(2))
+    out = nki.profile(spmd_add, working_directory=str(tmp_path), save_neff_name="file.neff",
+                      save_trace_name="profile.ntff")[2](a, b)
+    np.testing.assert_array_equal(out, a + b)
+    info = _debug_info(os.path.join(tmp_path, "file.neff"))
+    assert {e["core"] for e in info["instructions"]} == {0, 1}
+    rows = json.loads(_view(str(tmp_path), "json"))["instruction"]
+    adds = [r for r in rows if r["opcode"] == "tensor_tensor"]
+    assert sorted(r["pcore_idx"] for r in adds) == [0, 1]
+    assert all(r["nki_source_location"] == _location("SPMD_ADD") for r in adds)
+    kernel_rows = [r for r in rows if "nki_source_location" in r]
+    assert len(kernel_rows) == 2 * 4  # per core: three dma_copy and the add
+    lines = json.loads(_view(str(tmp_path), "summary-json"))["executions"][0]["source_lines"]
+    add = next(r for r in lines if r.get("line") == LINES["SPMD_ADD"])
+    assert add["engines"]["dve"]["instructions"] == 2  # summed over the two cores
+
+
+def test_lnc2_sendrecv_instructions_map_to_its_call(tmp_path, monkeypatch):
+    monkeypatch.setenv("NEURON_LOGICAL_NC_CONFIG", "2")
+    a = np.arange(256 * 64, dtype=np.float32).reshape(256, 64)
+    out = nki.profile(swap_halves, working_directory=str(tmp_path), save_neff_name="file.neff",
+                      save_trace_name="profile.ntff")[2](a)
+    np.testing.assert_array_equal(out, np.concatenate([a[128:], a[:128]]))
+    rows = [r for r in json.loads(_view(str(tmp_path), "json"))["instruction"]
+            if r.get("nki_source_location") == _location("SWAP")]
+    assert sorted((r["pcore_idx"], r["opcode"]) for r in rows) == [
+        (c, op) for c in (0, 1) for op in sorted(("core_barrier", "sendrecv", "nop"))]
+    assert all(r["nki_api"] == "nisa.sendrecv" for r in rows)
+
+
+def test_a_neff_that_was_not_profiled_is_refused(matmul_profile, tmp_path):
+    other = str(tmp_path)
+    x = np.ones((128, 384), np.float32)
+    nki.profile(fan_in, working_directory=other, save_neff_name="file.neff",
+                save_trace_name="profile.ntff")(x)
+    tool = os.environ["TRNSIM_TEST_NEURON_PROFILE"]
+    # The matmul's profile with fan_in's NEFF: different model, so nothing is attached...
+    result = subprocess.run(
+        [tool, "view", "-n", os.path.join(other, "file.neff"), "-s",
+         os.path.join(matmul_profile, "profile.ntff"), "--output-format", "summary-json"],
+        capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    assert "source_lines" not in json.loads(result.stdout)["executions"][0]
+    # ...and a file that is not a NEFF is an error, one line on stderr.
+    bad = os.path.join(other, "bad.neff")
+    with open(bad, "wb") as f:
+        f.write(b"not a neff")
+    result = subprocess.run(
+        [tool, "view", "-n", bad, "-s", os.path.join(matmul_profile, "profile.ntff"),
+         "--output-format", "summary-text"], capture_output=True, text=True, check=False)
+    assert result.returncode == 1
+    assert result.stderr.startswith("neuron-profile: ") and result.stderr.count("\n") == 1
