@@ -129,6 +129,12 @@ def _as_int(value, what):
     return value
 
 
+def _has_index_expr(key):
+    """A key with legacy index expressions or predicates (trnsim_nki.legacy_index)."""
+    keys = key if isinstance(key, tuple) else (key,)
+    return any(getattr(k, "_nki_index_expr", False) for k in keys)
+
+
 class Tensor:
     """A view of a Storage (NKI's NkiTensor)."""
 
@@ -184,6 +190,9 @@ class Tensor:
 
     # ---- indexing ---------------------------------------------------------------------------
     def __getitem__(self, key):
+        if _has_index_expr(key):  # legacy generation: nl.arange / nl.mgrid expressions
+            from trnsim_nki import legacy_index
+            return legacy_index.index_view(self, key)
         if not isinstance(key, tuple):
             key = (key,)
         if any(k is Ellipsis for k in key):
@@ -298,6 +307,12 @@ class Tensor:
 
     def broadcast_to(self, shape):
         shape = tuple(shape)
+        if self.on_chip and len(shape) == self.ndim and self.shape[0] == 1 and shape[0] > 1:
+            from trnsim_nki import trace
+            current = trace.active()
+            if current is not None and current.legacy:  # neuronxcc.nki: grows partitions
+                from trnsim_nki import legacy_data
+                return legacy_data.broadcast_to(self, shape)
         if len(shape) != self.ndim:
             raise NkiValueError(f"broadcast_to: {list(shape)} has another rank than "
                                 f"{list(self.shape)}")
@@ -456,7 +471,12 @@ class Tensor:
 
     # ---- arithmetic operators (build new tiles through nl.*) -----------------------------------
     def _binary(self, other, op, reverse=False):
-        from trnsim_nki import ops_language
+        from trnsim_nki import ops_language, trace
+        current = trace.active()
+        if current is not None and current.legacy:  # neuronxcc.nki: its dtype rules
+            from trnsim_nki import legacy_ops
+            return legacy_ops.operator(op, other, self) if reverse else \
+                legacy_ops.operator(op, self, other)
         return ops_language.elementwise_binary(op, other, self) if reverse else \
             ops_language.elementwise_binary(op, self, other)
 
