@@ -12,7 +12,6 @@ with an nl.nc(2) dim runs at LNC=2, any other at LNC=1, unless NEURON_LOGICAL_NC
 otherwise (at LNC=1 every program runs on the one core).
 """
 
-import contextlib
 import json
 import math
 import os
@@ -108,21 +107,18 @@ def parse_grid(grid):
     return LegacyGrid(sizes, cores)
 
 
-@contextlib.contextmanager
-def _platform(target):
-    """platform_target= of @nki.jit: the chip, unless NEURON_PLATFORM_TARGET_OVERRIDE names one."""
-    var = "NEURON_PLATFORM_TARGET_OVERRIDE"
-    if target is None or os.environ.get(var):
-        yield
+def _check_platform(target, chip):
+    """platform_target= of @nki.jit must name the chip the kernel runs on: trnsim picks the chip
+    with NEURON_PLATFORM_TARGET_OVERRIDE or the runtime's instance, not per kernel."""
+    if target is None:
         return
-    if str(target).lower() not in _CHIPS:
+    wanted = _CHIPS.get(str(target).lower())
+    if wanted is None:
         raise NkiNotImplementedError("legacy.nki.jit", f"platform_target={target!r}: trnsim "
                                      "emulates trn2 and trn3")
-    os.environ[var] = str(target)
-    try:
-        yield
-    finally:
-        del os.environ[var]
+    if wanted != chip:
+        raise NkiValueError(f"nki.jit: platform_target={target!r} but the runtime emulates "
+                            f"{chip}; set NEURON_PLATFORM_TARGET_OVERRIDE={wanted}")
 
 
 class LegacyKernel(Kernel):
@@ -141,13 +137,13 @@ class LegacyKernel(Kernel):
         return _Launch(self, parse_grid(grid))
 
     def launch(self, grid, args, kwargs, profile_path=None):
-        with _platform(self.options.get("platform_target")):
-            return super().launch(grid, specs_to_arrays(args), specs_to_arrays(kwargs),
-                                  profile_path)
+        return super().launch(grid, specs_to_arrays(args), specs_to_arrays(kwargs),
+                              profile_path)
 
     def compile(self, grid, args, kwargs):
-        with _platform(self.options.get("platform_target")):
-            return super().compile(grid, specs_to_arrays(args), specs_to_arrays(kwargs))
+        compiled, inputs = super().compile(grid, specs_to_arrays(args), specs_to_arrays(kwargs))
+        _check_platform(self.options.get("platform_target"), compiled.chip)
+        return compiled, inputs
 
     def _launch_lnc(self, grid):
         user = runner._user_value("NEURON_LOGICAL_NC_CONFIG")

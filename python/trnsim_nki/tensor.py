@@ -446,6 +446,25 @@ class Tensor:
         return Tensor(self.storage, dtype=new, shape=tuple(shape), strides=tuple(strides),
                       byte_offset=byte_offset, part_start=part_start)
 
+    # ---- the legacy generation's tensor methods (neuronxcc.nki.tensor) -------------------------
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
+
+    def assert_shape(self, shape):
+        if tuple(shape) != self.shape:
+            raise NkiValueError(f"assert_shape: the tensor is {list(self.shape)}, not "
+                                f"{list(shape)}")
+        return self
+
+    def expand_dims(self, axis):
+        return self.expand_dim(axis)
+
+    def astype(self, dtype):
+        """A copy cast to dtype (a new SBUF tile)."""
+        from trnsim_nki import legacy_ops
+        return legacy_ops.unary("copy", self, dtype=dtype)
+
     def get_pattern(self):
         return [[s, n] for n, s in zip(self.shape, self.strides)]
 

@@ -40,7 +40,15 @@ bfp16 = _types.SimpleNamespace(min=float("-inf"))  # bit pattern 0xff80 (the ref
 tile_size = _api.tile_size
 ds = _api.ds
 program_id, num_programs, program_ndim = _api.program_id, _api.num_programs, _api.program_ndim
-shared_constant, device_print = _api.shared_constant, _api.device_print
+shared_constant = _api.shared_constant
+
+
+def device_print(prefix, x, *, mask=None, **kwargs):
+    """Prints the tile (or HBM tensor) with the prefix when the kernel runs."""
+    if mask is not None:
+        from trnsim_nki.errors import NkiNotImplementedError
+        raise NkiNotImplementedError("legacy.nl.device_print", "mask=")
+    return _api.device_print(prefix, x)
 
 
 def _loop(name, shared):
