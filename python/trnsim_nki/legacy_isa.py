@@ -121,25 +121,33 @@ def nc_matmul(stationary, moving, *, is_stationary_onezero=False, is_moving_onez
 
 def nc_transpose(data, *, mask=None, dtype=None, engine=engine.unknown, **kwargs):
     api = "nisa.nc_transpose"
-    bounds = mask_bounds(mask, api)
-    if bounds:
-        raise NkiNotImplementedError("legacy.nisa.nc_transpose", "mask= on a transpose")
-    x = tile_operand(data, "data", api)
+    bounds = mask_bounds(mask, api)  # over data's (partition, free) axes
+    x = as_tile(data, "data", api)
     p = x.shape[0]
-    f = 1
-    for d in x.shape[1:]:
-        f *= d
+    f = ops_isa._free_size(x)
+    if bounds and (x.ndim != 2 or set(bounds) - {0, 1}):
+        raise NkiNotImplementedError("legacy.nisa.nc_transpose", "mask= on a tile with more "
+                                     "than one free dim")
     eng = ops_isa.resolve_engine(engine, None, api, allowed=("pe", "dve"))
     if eng is None:
         eng = "dve" if p <= 32 and f <= 32 else "pe"
-    flat = x if x.ndim == 2 else x.reshape((p, f))
+    flat = x if x.ndim == 2 else tile_operand(x, "data", api).reshape((p, f))
     out = new_tile((f, p), x.dtype, PSUM if eng == "pe" else SBUF)
-    instr = ops_isa.nc_transpose(out, flat, engine=ops_isa.engine.tensor if eng == "pe"
-                                 else ops_isa.engine.vector)
+    flipped = {1 - axis: b for axis, b in bounds.items()}
+    if empty(bounds):
+        instr = None
+    else:
+        instr = ops_isa.nc_transpose(
+            tile_operand(out, "dst", api, flipped), tile_operand(flat, "data", api, bounds),
+            engine=ops_isa.engine.tensor if eng == "pe" else ops_isa.engine.vector)
     if dtype is not None and dtype_arg(dtype) is not x.dtype:
         cast = new_tile((f, p), dtype_arg(dtype))
-        return Result.of(cast, ops_isa.tensor_copy(cast, out))
-    return Result.of(out, instr)
+        if instr is None:
+            return Result.of(cast, None)
+        return Result.of(cast, ops_isa.tensor_copy(tile_operand(cast, "dst", api, flipped),
+                                                   tile_operand(out, "src", api, flipped)),
+                         flipped)
+    return Result.of(out, instr, flipped)
 
 
 # ---- Scalar engine ------------------------------------------------------------------------------

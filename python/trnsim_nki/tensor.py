@@ -508,7 +508,13 @@ class Tensor:
     def __truediv__(self, o): return self._binary(o, "divide")
     def __rtruediv__(self, o): return self._binary(o, "divide", True)
     def __pow__(self, o): return self._binary(o, "power")
-    def __neg__(self): return self._binary(-1.0, "multiply")
+    def __neg__(self):
+        from trnsim_nki import trace
+        current = trace.active()
+        if current is not None and current.legacy:  # keeps the tile's dtype
+            from trnsim_nki import legacy_ops
+            return legacy_ops.unary("negative", self)
+        return self._binary(-1.0, "multiply")
 
     def __iadd__(self, other):
         from trnsim_nki import ops_language
