@@ -257,6 +257,8 @@ def copy_into(target, value):
     api = "assignment"
     value = as_tile(value, "value", api)
     bounds = getattr(value, "bounds", None) or {}
+    if any(hi <= lo for lo, hi in bounds.values()):
+        return None  # the value was made under an empty mask: nothing was written
     target = checked(restrict(target, bounds))
     value = checked(restrict(value, bounds))
     value = broadcast_to_target(value, target, api)
@@ -273,6 +275,11 @@ def copy_into(target, value):
 
 def add_into(target, value):
     value = as_tile(value, "value", "+=")
+    bounds = getattr(value, "bounds", None) or {}
+    if any(hi <= lo for lo, hi in bounds.values()):
+        return None
+    if bounds:
+        target, value = checked(restrict(target, bounds)), checked(restrict(value, bounds))
     value = broadcast_to_target(checked(value), target, "+=")
     return ops_isa.tensor_tensor(target, target, value, ops_language.BINARY["add"])
 

@@ -255,6 +255,20 @@ def swap_free_dims(x, inner):
     return y
 
 
+@nki.jit
+def masked_transpose(a):
+    """a [R, C] (R <= 128, C <= 64) through a [128, 64] tile and a masked PE transpose."""
+    rows, cols = a.shape
+    out = nl.ndarray((cols, rows), dtype=a.dtype, buffer=nl.shared_hbm)
+    p, f = nl.arange(128)[:, None], nl.arange(64)[None, :]
+    valid = (p < rows) & (f < cols)
+    tile = nl.load(a[p, f], mask=valid)
+    flipped = nisa.nc_transpose(tile, mask=valid)               # [64, 128] in PSUM
+    q, g = nl.arange(64)[:, None], nl.arange(128)[None, :]
+    nl.store(out[q, g], value=flipped, mask=(q < cols) & (g < rows))
+    return out
+
+
 def test_transposes():
     a = rng.standard_normal((128, 96)).astype(np.float32)
     b = rng.standard_normal((24, 32)).astype(np.float32)
@@ -264,6 +278,8 @@ def test_transposes():
     np.testing.assert_array_equal(at_dma, a.T)
     engines = {i.engine for i in transposes.last.trace.cores[0] if "transpose" in i.opcode}
     assert engines == {"pe", "dve"}
+    c = rng.standard_normal((100, 50)).astype(np.float32)
+    np.testing.assert_array_equal(masked_transpose(c), c.T)
     x = np.arange(7 * 60, dtype=np.int32).reshape(7, 60)
     np.testing.assert_array_equal(swap_free_dims(x, 5),
                                   x.reshape(7, 12, 5).transpose(0, 2, 1).reshape(7, 60))
