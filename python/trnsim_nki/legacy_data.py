@@ -7,7 +7,8 @@ import numpy as np
 
 from trnsim_nki import legacy_isa, ops_isa
 from trnsim_nki.errors import NkiNotImplementedError, NkiTypeError, NkiValueError
-from trnsim_nki.legacy_index import checked, empty, mask_bounds, restrict
+from trnsim_nki.legacy_index import checked, restrict
+from trnsim_nki.legacy_mask import empty, mask_bounds
 from trnsim_nki.legacy_ops import binary, reduce, unary
 from trnsim_nki.legacy_tiles import (BlockTensor, Result, as_tile, broadcast_to_target, new_tile,
                                      tile_operand)

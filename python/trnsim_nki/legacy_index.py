@@ -16,13 +16,13 @@ may cut it down (the last tile of a loop, `i * 128 + i_p < n`) — but any use o
 still out of bounds after the mask is (OutOfBoundsView).
 
 A comparison of an expression with a constant (`i_p < 64`, `i * 128 + i_p < n`) is a
-Predicate; `&` joins them. Each comparison must involve exactly one axis; it bounds that axis
-of the instruction's iteration space to a contiguous range (`bounds()`).
+legacy_mask.Predicate, which `restrict` applies to the operands of a masked instruction.
 """
 
 import numpy as np
 
 from trnsim_nki.errors import NkiNotImplementedError, NkiTypeError, NkiValueError
+from trnsim_nki.legacy_mask import Predicate
 from trnsim_nki.tensor import Tensor
 
 
@@ -234,76 +234,6 @@ class _MGrid:
 mgrid = _MGrid()
 
 
-# ---- predicates (mask=, affine_select's pred) -------------------------------------------------
-
-_CMP = {"lt": lambda v: v < 0, "le": lambda v: v <= 0, "gt": lambda v: v > 0,
-        "ge": lambda v: v >= 0}
-
-
-class Predicate:
-    """A conjunction of `expr <op> 0` comparisons."""
-
-    __slots__ = ("terms",)
-    _nki_index_expr = True
-    __array_ufunc__ = None
-
-    def __init__(self, terms):
-        self.terms = list(terms)
-
-    def __and__(self, other):
-        if not isinstance(other, Predicate):
-            return NotImplemented
-        return Predicate(self.terms + other.terms)
-
-    __rand__ = __and__
-
-    def __or__(self, other):
-        raise NkiNotImplementedError("legacy.nl.arange", "a mask is a conjunction (&) of "
-                                     "comparisons; '|' is not supported")
-
-    __ror__ = __xor__ = __invert__ = __or__
-
-    def __bool__(self):
-        raise NkiTypeError("a mask predicate has no truth value at trace time (pass it as "
-                           "mask=, and join comparisons with &, not 'and')")
-
-    def __repr__(self):
-        return " & ".join(f"({e!r} {op} 0)" for e, op in self.terms)
-
-    def bounds(self, row="legacy.nl.arange"):
-        """{axis: (lo, hi)}: the range [lo, hi) of each constrained axis (hi <= lo: empty).
-        `row` names the docs/nki.md row an unsupported predicate cites."""
-        out = {}
-        for expr, op in self.terms:
-            axes = [k for k, c in enumerate(expr.coefs) if c and expr.shape[k] > 1]
-            if not axes:
-                if not _CMP[op](expr.const):
-                    return {0: (0, 0)}
-                continue
-            if len(axes) > 1:
-                raise NkiNotImplementedError(
-                    row, f"mask=: a comparison must involve one index axis; "
-                    f"({expr!r} {op} 0) involves {len(axes)}")
-            k = axes[0]
-            c = expr.coefs[k]
-            valid = [a for a in range(expr.shape[k]) if _CMP[op](c * a + expr.const)]
-            lo, hi = (valid[0], valid[-1] + 1) if valid else (0, 0)
-            old = out.get(k, (0, expr.shape[k]))
-            out[k] = (max(lo, old[0]), min(hi, old[1]))
-        return out
-
-
-def mask_bounds(mask, api):
-    """{axis: (lo, hi)} of a `mask=` argument (None: no restriction)."""
-    if mask is None:
-        return {}
-    if not isinstance(mask, Predicate):
-        raise NkiNotImplementedError(
-            f"legacy.{api}", f"mask= must be comparisons of nl.arange/nl.mgrid "
-            f"expressions with constants joined by &, not {type(mask).__name__}")
-    return mask.bounds(f"legacy.{api}")
-
-
 # ---- index views --------------------------------------------------------------------------------
 
 def is_index_key(key):
@@ -448,7 +378,3 @@ def checked(view):
             raise view.error()
         return plain(view)
     return view
-
-
-def empty(bounds):
-    return any(hi <= lo for lo, hi in bounds.values())

@@ -14,7 +14,8 @@ import enum
 from trnsim_nki import dtypes, ops_isa
 from trnsim_nki import trace as tr
 from trnsim_nki.errors import NkiNotImplementedError, NkiTypeError, NkiValueError
-from trnsim_nki.legacy_index import IndexExpr, Predicate, empty, mask_bounds
+from trnsim_nki.legacy_index import IndexExpr, checked, restrict
+from trnsim_nki.legacy_mask import Predicate, empty, mask_bounds
 from trnsim_nki.legacy_ops import operator_of, promote, reduce as _reduce
 from trnsim_nki.legacy_tiles import Result, as_tile, new_tile, tile_operand
 from trnsim_nki.ops_language import BINARY, buffer_arg, dtype_arg
@@ -376,7 +377,6 @@ def tensor_copy_predicated(*, src, dst, predicate, reverse_pred=False, mask=None
 
 def dma_copy(*, dst, src, mask=None, dst_rmw_op=None, oob_mode=oob_mode.error,
              dge_mode=dge_mode.unknown):
-    from trnsim_nki.legacy_index import checked, restrict
     api = "nisa.dma_copy"
     if dst_rmw_op is not None:
         raise NkiNotImplementedError("legacy.nisa.dma_copy", "dst_rmw_op (read-modify-write "
@@ -390,7 +390,6 @@ def dma_copy(*, dst, src, mask=None, dst_rmw_op=None, oob_mode=oob_mode.error,
 
 
 def dma_transpose(src, *, axes=None, mask=None, dtype=None, **kwargs):
-    from trnsim_nki.legacy_index import checked
     api = "nisa.dma_transpose"
     if mask is not None:
         raise NkiNotImplementedError("legacy.nisa.dma_transpose", "mask=")

@@ -17,7 +17,7 @@ import numpy as np
 
 from trnsim_nki import dtypes, ops_isa
 from trnsim_nki.errors import NkiNotImplementedError, NkiTypeError, NkiValueError
-from trnsim_nki.legacy_index import empty, mask_bounds
+from trnsim_nki.legacy_mask import empty, mask_bounds
 from trnsim_nki.legacy_tiles import Result, new_tile, tile_operand, as_tile
 from trnsim_nki.ops_language import BINARY, UNARY, UNSUPPORTED_UNARY, dtype_arg
 from trnsim_nki.tensor import Tensor

@@ -55,7 +55,7 @@ def tall_tile(a):
 @nki.jit
 def past_the_end(a):
     p, f = nl.arange(128)[:, None], nl.arange(512)[None, :]
-    tile = nl.load(a[p + 64, f])  # ERR:oob
+    nl.load(a[p + 64, f])  # ERR:oob
     return a
 
 
