@@ -26,12 +26,13 @@ def _hbm(x, name, api):
 
 
 def load(src, *, mask=None, dtype=None, **kwargs):
-    """HBM → a new SBUF tile; the index's first axis is the partition dim."""
+    """HBM → a new SBUF tile; the index's first axis is the partition dim (a 1-D view of n
+    elements is an [n, 1] tile: `nl.load(a[0:128, j])` is a column)."""
     api = "nl.load"
     bounds = mask_bounds(mask, api)
     src = _hbm(src, "src", api)
     if src.ndim == 1:
-        src = checked(src).expand_dim(0)
+        src = checked(src).expand_dim(1)
     out = new_tile(src.shape, dtype_arg(dtype) if dtype is not None else src.dtype)
     if empty(bounds):
         return Result.of(out, None)
@@ -50,7 +51,7 @@ def store(dst, value, *, mask=None, **kwargs):
     if empty(bounds):
         return None
     if dst.ndim == 1:
-        dst = checked(dst).expand_dim(0)
+        dst = checked(dst).expand_dim(1)
     d = checked(restrict(dst, bounds))
     v = checked(restrict(value, bounds))
     if v.buffer.kind == "psum":

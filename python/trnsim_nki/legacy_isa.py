@@ -351,6 +351,10 @@ def affine_select(pred, on_true_tile, on_false_value, *, mask=None, dtype=None, 
                             "expressions (not several joined with &)")
     (expr, op), = pred.terms
     x = tile_operand(on_true_tile, "on_true_tile", api)
+    if x.buffer.kind == "psum":  # GpSimd cannot read PSUM: the tile goes through SBUF
+        staged = new_tile(x.shape, x.dtype)
+        ops_isa.tensor_copy(staged, x)
+        x = staged
     if expr.ndim > x.ndim:
         raise NkiValueError(f"{api}: pred has {expr.ndim} axes, on_true_tile {x.ndim} dims")
     coefs = expr.coefs + (0,) * (x.ndim - expr.ndim)  # axes count from the partition axis

@@ -24,7 +24,8 @@ from trnsim_nki.harness import BenchmarkResult
 from trnsim_nki.host import host_array
 from trnsim_nki.kernel import Kernel, _Launch, _CHIPS, launch_lnc
 
-MODES = ("auto", "baremetal", "benchmark", "simulation", "jax", "torchxla")
+# "trace": a helper kernel called from another kernel (inlined there, run when called alone).
+MODES = ("auto", "baremetal", "benchmark", "simulation", "trace", "jax", "torchxla")
 
 
 class NcDim(int):

@@ -67,8 +67,12 @@ class Predicate:
 
 def mask_bounds(mask, api):
     """{axis: (lo, hi)} of a `mask=` argument (None: no restriction)."""
-    if mask is None:
+    if mask is None or mask is True:
         return {}
+    if mask is False:  # a condition known at trace time (ints compared): skip the instruction
+        return {0: (0, 0)}
+    if type(mask).__name__ == "bool_":
+        return {} if bool(mask) else {0: (0, 0)}
     if not isinstance(mask, Predicate):
         raise NkiNotImplementedError(
             f"legacy.{api}", f"mask= must be comparisons of nl.arange/nl.mgrid "

@@ -207,8 +207,10 @@ class Result(Tensor):
         if not target.on_chip or target.storage.core != tr.current().core:
             return False
         kind = target.buffer.kind
-        if instr.engine == "pe":
+        if instr.opcode == "multiply_moving":
             return kind == "psum" and target.dtype.isa == "fp32"
+        if instr.engine == "pe":  # a transpose keeps its dtype
+            return kind == "psum" and target.dtype is self.dtype
         if instr.opcode == "dma_copy" or instr.engine == "pool":
             return kind == "sbuf"
         return True
@@ -221,12 +223,13 @@ class Result(Tensor):
             return False
         instr = self.producer
         view = checked(restrict(target, self.bounds))
-        if instr.engine == "pe":
+        matmul = instr.opcode == "multiply_moving"
+        if matmul:
             flags = [f for f in instr.fields if f not in ("first", "accumulate")]
             instr.fields[:] = ["accumulate" if accumulate else "first"] + flags
         t = tr.current()
         t.retarget(instr, op, view, read=accumulate)
-        if instr.engine == "pe":
+        if matmul:
             t.psum_matmul_written(view, footprint(view))
         fresh = self.storage
         fresh.first_use = fresh.last_use = None  # the allocator skips it
@@ -246,7 +249,7 @@ class Result(Tensor):
     def accumulate_into(self, target):
         """`target += self`: a matmul accumulates in PSUM; anything else is added."""
         target = checked(target)
-        if self.producer is not None and self.producer.engine == "pe" and \
+        if self.producer is not None and self.producer.opcode == "multiply_moving" and \
                 self._retarget(target, accumulate=True):
             return None
         return add_into(target, self)
