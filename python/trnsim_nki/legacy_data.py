@@ -10,8 +10,8 @@ from trnsim_nki.errors import NkiNotImplementedError, NkiTypeError, NkiValueErro
 from trnsim_nki.legacy_index import checked, restrict
 from trnsim_nki.legacy_mask import empty, mask_bounds
 from trnsim_nki.legacy_ops import binary, reduce, unary
-from trnsim_nki.legacy_tiles import (BlockTensor, Result, as_tile, broadcast_to_target, new_tile,
-                                     tile_operand)
+from trnsim_nki.legacy_tiles import (NOTHING, BlockTensor, Result, as_tile,
+                                     broadcast_to_target, new_tile, tile_operand)
 from trnsim_nki.ops_language import BINARY, UNARY, dtype_arg
 from trnsim_nki.tensor import Tensor
 
@@ -35,7 +35,7 @@ def load(src, *, mask=None, dtype=None, **kwargs):
         src = checked(src).expand_dim(1)
     out = new_tile(src.shape, dtype_arg(dtype) if dtype is not None else src.dtype)
     if empty(bounds):
-        return Result.of(out, None)
+        return Result.of(out, None, NOTHING)
     instr = ops_isa.dma_copy(restrict(out, bounds), checked(restrict(src, bounds)))
     return Result.of(out, instr, bounds)
 
@@ -74,7 +74,7 @@ def load_transpose2d(src, *, mask=None, dtype=None, **kwargs):
     view = src.permute((1, 0))
     out = new_tile(view.shape, dtype_arg(dtype) if dtype is not None else src.dtype)
     if empty(bounds):
-        return Result.of(out, None)
+        return Result.of(out, None, NOTHING)
     instr = ops_isa.dma_copy(restrict(out, bounds), checked(restrict(view, bounds)))
     return Result.of(out, instr, bounds)
 
@@ -160,7 +160,7 @@ def where(condition, x, y, *, dtype=None, mask=None, **kwargs):
     x = as_tile(x, "x", api)
     out = new_tile(x.shape, dtype_arg(dtype) if dtype is not None else x.dtype)
     if empty(bounds):
-        return Result.of(out, None)
+        return Result.of(out, None, NOTHING)
     dst = tile_operand(out, "dst", api, bounds)
     if isinstance(y, Tensor):
         ops_isa.tensor_copy(dst, tile_operand(y, "y", api, bounds))

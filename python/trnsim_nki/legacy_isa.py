@@ -17,7 +17,7 @@ from trnsim_nki.errors import NkiNotImplementedError, NkiTypeError, NkiValueErro
 from trnsim_nki.legacy_index import IndexExpr, checked, restrict
 from trnsim_nki.legacy_mask import Predicate, empty, mask_bounds
 from trnsim_nki.legacy_ops import operator_of, promote, reduce as _reduce
-from trnsim_nki.legacy_tiles import Result, as_tile, new_tile, tile_operand
+from trnsim_nki.legacy_tiles import NOTHING, Result, as_tile, new_tile, tile_operand
 from trnsim_nki.ops_language import BINARY, buffer_arg, dtype_arg
 from trnsim_nki.tensor import Tensor, SBUF, PSUM
 
@@ -89,7 +89,7 @@ def _opnd(x, name, api, bounds):
 def _run(out, bounds, emit):
     """Emits `emit(dst)` unless the mask is empty; the Result of `out`."""
     if empty(bounds):
-        return Result.of(out, None)
+        return Result.of(out, None, NOTHING)
     return Result.of(out, emit(tile_operand(out, "dst", "nisa", bounds)), bounds)
 
 
@@ -144,7 +144,7 @@ def nc_transpose(data, *, mask=None, dtype=None, engine=engine.unknown, **kwargs
     if dtype is not None and dtype_arg(dtype) is not x.dtype:
         cast = new_tile((f, p), dtype_arg(dtype))
         if instr is None:
-            return Result.of(cast, None)
+            return Result.of(cast, None, NOTHING)
         return Result.of(cast, ops_isa.tensor_copy(tile_operand(cast, "dst", api, flipped),
                                                    tile_operand(out, "src", api, flipped)),
                          flipped)
@@ -278,7 +278,7 @@ def _stats(fn, api, data, free, mask, dtype, kwargs, out_dtype=None):
     x = as_tile(data, "data", api)
     out = _out((x.shape[0], free), dtype, out_dtype or x.dtype, dict(kwargs), api)
     if empty(bounds):
-        return Result.of(out, None)
+        return Result.of(out, None, NOTHING)
     part = {0: bounds[0]} if 0 in bounds else {}
     return Result.of(out, fn(tile_operand(out, "dst", api, part),
                              tile_operand(x, "data", api, bounds)), part)
@@ -344,25 +344,28 @@ _PRED_OPS = {"lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_e
 
 def affine_select(pred, on_true_tile, on_false_value, *, mask=None, dtype=None, **kwargs):
     api = "nisa.affine_select"
-    if mask is not None:
-        raise NkiNotImplementedError("legacy.nisa.affine_select", "mask=")
+    bounds = mask_bounds(mask, api)
     if not isinstance(pred, Predicate) or len(pred.terms) != 1:
         raise NkiValueError(f"{api}: pred must be one comparison of nl.arange/nl.mgrid "
                             "expressions (not several joined with &)")
     (expr, op), = pred.terms
-    x = tile_operand(on_true_tile, "on_true_tile", api)
+    x = as_tile(on_true_tile, "on_true_tile", api)
+    if expr.ndim > x.ndim:
+        raise NkiValueError(f"{api}: pred has {expr.ndim} axes, on_true_tile {x.ndim} dims")
+    out = _out(x.shape, dtype, x.dtype, dict(kwargs), api, allowed=("sbuf",))
+    if empty(bounds):
+        return Result.of(out, None, NOTHING)
+    x = tile_operand(x, "on_true_tile", api, bounds)
     if x.buffer.kind == "psum":  # GpSimd cannot read PSUM: the tile goes through SBUF
         staged = new_tile(x.shape, x.dtype)
         ops_isa.tensor_copy(staged, x)
         x = staged
-    if expr.ndim > x.ndim:
-        raise NkiValueError(f"{api}: pred has {expr.ndim} axes, on_true_tile {x.ndim} dims")
     coefs = expr.coefs + (0,) * (x.ndim - expr.ndim)  # axes count from the partition axis
+    offset = expr.const + sum(coefs[a] * lo for a, (lo, _) in bounds.items() if a < len(coefs))
     pattern = [(c, n) for c, n in zip(coefs[1:], x.shape[1:])]
-    out = _out(x.shape, dtype, x.dtype, dict(kwargs), api, allowed=("sbuf",))
     return Result.of(out, ops_isa.affine_select(
-        out, pattern, coefs[0], x, float(on_false_value), cmp_op=BINARY[_PRED_OPS[op]],
-        offset=expr.const))
+        tile_operand(out, "dst", api, bounds), pattern, coefs[0], x, float(on_false_value),
+        cmp_op=BINARY[_PRED_OPS[op]], offset=offset), bounds)
 
 
 def tensor_copy_predicated(*, src, dst, predicate, reverse_pred=False, mask=None, dtype=None,

@@ -18,7 +18,7 @@ import numpy as np
 from trnsim_nki import dtypes, ops_isa
 from trnsim_nki.errors import NkiNotImplementedError, NkiTypeError, NkiValueError
 from trnsim_nki.legacy_mask import empty, mask_bounds
-from trnsim_nki.legacy_tiles import Result, new_tile, tile_operand, as_tile
+from trnsim_nki.legacy_tiles import NOTHING, Result, new_tile, tile_operand, as_tile
 from trnsim_nki.ops_language import BINARY, UNARY, UNSUPPORTED_UNARY, dtype_arg
 from trnsim_nki.tensor import Tensor
 
@@ -54,7 +54,10 @@ def dtype_of(value):
     if isinstance(value, Tensor):
         return value.dtype
     if isinstance(value, np.generic):
-        return dtypes.lookup(value.dtype)
+        try:
+            return dtypes.lookup(value.dtype)
+        except TypeError:  # float64, int64, ...: weakly typed like Python's numbers
+            value = value.item()
     for kind, name in _WEAK.items():
         if type(value) is kind:
             return dtypes.lookup(name)
@@ -139,7 +142,7 @@ def binary(op, x, y, dtype=None, mask=None):
         x, y = _broadcast_free(x, y, api)
         out = new_tile(x.shape, out_dtype)
         if empty(bounds):
-            return Result.of(out, None)
+            return Result.of(out, None, NOTHING)
         instr = ops_isa.tensor_tensor(tile_operand(out, "dst", api, bounds),
                                       tile_operand(x, "x", api, bounds),
                                       tile_operand(y, "y", api, bounds), op)
@@ -152,7 +155,7 @@ def binary(op, x, y, dtype=None, mask=None):
 def _tensor_scalar(op, data, scalar, reverse, out_dtype, bounds, api):
     out = new_tile(data.shape, out_dtype)
     if empty(bounds):
-        return Result.of(out, None)
+        return Result.of(out, None, NOTHING)
     if isinstance(scalar, Tensor):
         scalar = tile_operand(scalar, "operand", api, bounds)
     instr = ops_isa.tensor_scalar(tile_operand(out, "dst", api, bounds),
@@ -187,7 +190,7 @@ def unary(op, x, dtype=None, mask=None):
         dtype = "bool_"
     out = new_tile(x.shape, dtype_arg(dtype) if dtype is not None else x.dtype)
     if empty(bounds):
-        return Result.of(out, None)
+        return Result.of(out, None, NOTHING)
     dst, src = tile_operand(out, "dst", api, bounds), tile_operand(x, "x", api, bounds)
     if op.name in ("copy", "identity"):
         instr = ops_isa.tensor_copy(dst, src)
@@ -251,7 +254,7 @@ def reduce(opname, x, axis, dtype=None, keepdims=False, mask=None, negate=False,
     default = "bool_" if opname == "all" else x.dtype
     out = new_tile(shape, dtype_arg(dtype) if dtype is not None else default)
     if empty(bounds):
-        return Result.of(out, None)
+        return Result.of(out, None, NOTHING)
     out_bounds = {}
     for a, b in bounds.items():
         if a in kept:

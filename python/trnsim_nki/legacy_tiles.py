@@ -29,6 +29,7 @@ from trnsim_nki.lower import footprint
 from trnsim_nki.tensor import Tensor, SBUF
 
 RETIRED = "retired"  # Storage.role of a fresh tile whose instruction now writes elsewhere
+NOTHING = {0: (0, 0)}  # the bounds of a result made under an empty mask: nothing was written
 
 
 class ParDim(int):

@@ -516,3 +516,61 @@ def test_assignment_writes_in_place_or_copies():
     assert len(copies) == 2          # u[...] = doubled, and PSUM staged to SBUF for the store
     retired = [s for s in trace.storages if s.role == "retired"]
     assert len(retired) == 2 and all(s.offset is None for s in retired)
+
+
+# ---- causal flash attention: online softmax, helper kernels, trace-time masks -----------------
+
+@nki.jit(mode="trace")
+def attend_block(q_t, k_t, v_blocks, i, j, m, l, acc):
+    """Folds kv block j (512 keys) into row tile i's running max m, sum l and output acc."""
+    rows, cols = nl.mgrid[0:128, 0:512]
+    diagonal = j * 512 + 511 > i * 128                  # a Python bool at trace time
+    scores = nisa.nc_matmul(q_t, k_t)                   # [128 q, 512 k] in PSUM
+    s = nl.ndarray((128, 512), dtype=nl.float32)
+    s[...] = nisa.affine_select(pred=(i * 128 + rows >= j * 512 + cols), on_true_tile=scores,
+                                on_false_value=nl.fp32.min, mask=diagonal)
+    s[...] = nl.copy(scores, mask=not diagonal)
+    m_old = nl.copy(m)
+    m[...] = nl.maximum(m_old, nisa.tensor_reduce(np.max, s, axis=(1,)))
+    row_sum = nl.ndarray((128, 1), dtype=nl.float32)
+    p = nisa.activation_reduce(np.exp, s, bias=-m, reduce_op=nl.add, reduce_res=row_sum)
+    alpha = nisa.activation(np.exp, m_old, bias=-m)
+    l[...] = nl.add(nl.multiply(l, alpha), row_sum)
+    p_t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)
+    for c in nl.affine_range(4):
+        p_t[:, nl.ds(c * 128, 128)] = nisa.nc_transpose(p[:, nl.ds(c * 128, 128)])
+    p_t_sb = nl.copy(p_t)
+    pv = nl.zeros((128, 128), nl.float32, buffer=nl.psum)
+    for c in nl.affine_range(4):
+        pv += nl.matmul(p_t_sb[:, nl.ds(c * 128, 128)], v_blocks[j * 4 + c], transpose_x=True)
+    acc[...] = nl.add(nl.multiply(acc, alpha), pv)
+
+
+@nki.jit
+def flash_attention(q, k, v):
+    """softmax(q^T k / sqrt(d), causal) v for q, k [d=128, S], v [S, d]."""
+    d, seq = q.shape
+    out = nl.ndarray((seq, d), dtype=nl.float32, buffer=nl.shared_hbm)
+    v_blocks = nl.ndarray((seq // 128, nl.par_dim(128), d), dtype=nl.float32)
+    for b in nl.affine_range(seq // 128):
+        v_blocks[b] = nl.load(v[nl.ds(b * 128, 128), :])
+    for i in nl.affine_range(seq // 128):
+        q_t = nl.multiply(nl.load(q[:, nl.ds(i * 128, 128)]), 1.0 / np.sqrt(d))
+        m = nl.full((128, 1), nl.fp32.min, dtype=nl.float32)
+        l = nl.zeros((128, 1), dtype=nl.float32)
+        acc = nl.zeros((128, d), dtype=nl.float32)
+        for j in nl.sequential_range(i * 128 // 512 + 1):
+            attend_block(q_t, nl.load(k[:, nl.ds(j * 512, 512)]), v_blocks, i, j, m, l, acc)
+        nl.store(out[nl.ds(i * 128, 128), :], value=nl.divide(acc, l))
+    return out
+
+
+def test_causal_flash_attention():
+    q, k = (rng.standard_normal((128, 1024)).astype(np.float32) for _ in range(2))
+    v = rng.standard_normal((1024, 128)).astype(np.float32)
+    s = (q.T @ k) / np.sqrt(128)
+    s = np.where(np.tril(np.ones((1024, 1024), bool)), s, -np.inf)
+    p = np.exp(s - s.max(axis=1, keepdims=True))
+    ref = (p / p.sum(axis=1, keepdims=True)) @ v
+    np.testing.assert_allclose(flash_attention(q, k, v), ref, rtol=2e-3, atol=2e-4)
+    ran_on_chip(flash_attention)
