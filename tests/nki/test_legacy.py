@@ -574,3 +574,37 @@ def test_causal_flash_attention():
     ref = (p / p.sum(axis=1, keepdims=True)) @ v
     np.testing.assert_allclose(flash_attention(q, k, v), ref, rtol=2e-3, atol=2e-4)
     ran_on_chip(flash_attention)
+
+
+# ---- nisa.memset / dma_copy / dma_transpose, engines, the NeuronCore version ----------------------
+
+@nki.jit
+def moves(a):
+    rows, cols = a.shape
+    copied = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    nisa.dma_copy(dst=copied, src=a)                            # HBM to HBM
+    filled = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    tile = nisa.memset(shape=(128, cols), value=-7.5, dtype=a.dtype, engine=nisa.gpsimd_engine)
+    p, f = nl.arange(128)[:, None], nl.arange(cols)[None, :]
+    nisa.dma_copy(dst=tile[p, f], src=a[p, f], mask=(p < rows) & (f < cols - 3))
+    nl.store(filled[p, f], value=nisa.tensor_copy(tile, engine=nisa.vector_engine),
+             mask=p < rows)
+    flipped = nl.ndarray((cols, rows), dtype=a.dtype, buffer=nl.shared_hbm)
+    nl.store(flipped, value=nisa.dma_transpose(a))
+    version = nl.ndarray((1, 1), dtype=nl.int32, buffer=nl.shared_hbm)
+    nl.store(version, value=nisa.memset((1, 1), int(nisa.get_nc_version()), nl.int32))
+    return copied, filled, flipped, version
+
+
+def test_nisa_memset_dma_and_the_core_version():
+    a = rng.standard_normal((100, 64)).astype(np.float32)
+    copied, filled, flipped, version = moves(a)
+    np.testing.assert_array_equal(copied, a)
+    expect = np.full_like(a, -7.5)
+    expect[:, :61] = a[:, :61]
+    np.testing.assert_array_equal(filled, expect)
+    np.testing.assert_array_equal(flipped, a.T)
+    assert version[0, 0] == {"trn2": nisa.nc_version.gen3, "trn3": nisa.nc_version.gen4}[CHIP]
+    engines = [(i.api, i.engine) for i in moves.last.trace.cores[0] if i.engine != "sp"]
+    assert engines == [("nisa.memset", "pool"), ("nisa.tensor_copy", "dve"),
+                       ("nisa.memset", "dve")]
