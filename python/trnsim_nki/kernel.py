@@ -139,7 +139,7 @@ class Kernel:
         except TypeError as e:
             raise NkiTypeError(f"{self.fn.__name__}: {e}") from None
         bound.apply_defaults()
-        lnc = launch_lnc(grid)
+        lnc = self._launch_lnc(grid)
         runner.prepare(lnc, override_chip())  # before the runtime starts: fixed at nrt_init
         chip = target_chip()
         arrays, key_parts = {}, [grid, chip, lnc]
@@ -178,7 +178,7 @@ class Kernel:
             programs = math.prod(grid) if grid else 1
             returned = None
             for p in range(programs):
-                trace.begin_program(_unravel(p, grid), p % lnc)
+                trace.begin_program(_unravel(p, grid), self._program_core(p, grid, lnc))
                 result = self.fn(**args)
                 if p == 0:
                     returned = result
@@ -193,6 +193,14 @@ class Kernel:
         trace.outputs = outs
         neff = build_mod.build(trace, self.fn.__name__)
         return Compiled(neff, trace, list(arrays), (kind, outs), chip)
+
+    # ---- launch hooks (the legacy generation's nl.nc / nl.spmd_dim grids override them) ----
+    def _launch_lnc(self, grid):
+        return launch_lnc(grid)
+
+    def _program_core(self, program, grid, lnc):
+        """The physical core SPMD program `program` runs on."""
+        return program % lnc
 
     def save_neff(self, path):
         """Writes the NEFF of the last call (nki.jit's artifact)."""

@@ -292,6 +292,8 @@ def store(dst, value, mask=None):
 
 def assign(target, value):
     """`tile[...] = value`: copy a tile, store to HBM or fill with a scalar."""
+    if hasattr(value, "materialize_into"):  # a result that can be written into target
+        return value.materialize_into(target)
     if isinstance(value, Tensor):
         if (value.storage is target.storage and value.shape == target.shape
                 and value.strides == target.strides and value.byte_offset == target.byte_offset
@@ -300,8 +302,6 @@ def assign(target, value):
         if not target.on_chip or not value.on_chip:
             return ops_isa.dma_copy(target, value)
         return ops_isa.tensor_copy(target, value)
-    if hasattr(value, "materialize_into"):
-        return value.materialize_into(target)
     if isinstance(value, (int, float, np.number)):
         return ops_isa.memset(target, value)
     raise NkiTypeError(f"cannot assign {type(value).__name__} to a tile")

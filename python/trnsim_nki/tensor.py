@@ -129,6 +129,12 @@ def _as_int(value, what):
     return value
 
 
+def _has_index_expr(key):
+    """A key with legacy index expressions or predicates (trnsim_nki.legacy_index)."""
+    keys = key if isinstance(key, tuple) else (key,)
+    return any(getattr(k, "_nki_index_expr", False) for k in keys)
+
+
 class Tensor:
     """A view of a Storage (NKI's NkiTensor)."""
 
@@ -187,6 +193,9 @@ class Tensor:
         from trnsim_nki import dynamic_ap
         if dynamic_ap.has_register(key):  # nl.ds(register, size): a register offset
             return dynamic_ap.getitem(self, key)
+        if _has_index_expr(key):  # legacy generation: nl.arange / nl.mgrid expressions
+            from trnsim_nki import legacy_index
+            return legacy_index.index_view(self, key)
         if not isinstance(key, tuple):
             key = (key,)
         if any(k is Ellipsis for k in key):
@@ -301,6 +310,12 @@ class Tensor:
 
     def broadcast_to(self, shape):
         shape = tuple(shape)
+        if self.on_chip and len(shape) == self.ndim and self.shape[0] == 1 and shape[0] > 1:
+            from trnsim_nki import trace
+            current = trace.active()
+            if current is not None and current.legacy:  # neuronxcc.nki: grows partitions
+                from trnsim_nki import legacy_data
+                return legacy_data.broadcast_to(self, shape)
         if len(shape) != self.ndim:
             raise NkiValueError(f"broadcast_to: {list(shape)} has another rank than "
                                 f"{list(self.shape)}")
@@ -437,6 +452,25 @@ class Tensor:
         return Tensor(self.storage, dtype=new, shape=tuple(shape), strides=tuple(strides),
                       byte_offset=byte_offset, part_start=part_start)
 
+    # ---- the legacy generation's tensor methods (neuronxcc.nki.tensor) -------------------------
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
+
+    def assert_shape(self, shape):
+        if tuple(shape) != self.shape:
+            raise NkiValueError(f"assert_shape: the tensor is {list(self.shape)}, not "
+                                f"{list(shape)}")
+        return self
+
+    def expand_dims(self, axis):
+        return self.expand_dim(axis)
+
+    def astype(self, dtype):
+        """A copy cast to dtype (a new SBUF tile)."""
+        from trnsim_nki import legacy_ops
+        return legacy_ops.unary("copy", self, dtype=dtype)
+
     def get_pattern(self):
         return [[s, n] for n, s in zip(self.shape, self.strides)]
 
@@ -462,7 +496,12 @@ class Tensor:
 
     # ---- arithmetic operators (build new tiles through nl.*) -----------------------------------
     def _binary(self, other, op, reverse=False):
-        from trnsim_nki import ops_language
+        from trnsim_nki import ops_language, trace
+        current = trace.active()
+        if current is not None and current.legacy:  # neuronxcc.nki: its dtype rules
+            from trnsim_nki import legacy_ops
+            return legacy_ops.operator(op, other, self) if reverse else \
+                legacy_ops.operator(op, self, other)
         return ops_language.elementwise_binary(op, other, self) if reverse else \
             ops_language.elementwise_binary(op, self, other)
 
@@ -475,7 +514,13 @@ class Tensor:
     def __truediv__(self, o): return self._binary(o, "divide")
     def __rtruediv__(self, o): return self._binary(o, "divide", True)
     def __pow__(self, o): return self._binary(o, "power")
-    def __neg__(self): return self._binary(-1.0, "multiply")
+    def __neg__(self):
+        from trnsim_nki import trace
+        current = trace.active()
+        if current is not None and current.legacy:  # keeps the tile's dtype
+            from trnsim_nki import legacy_ops
+            return legacy_ops.unary("negative", self)
+        return self._binary(-1.0, "multiply")
 
     def __iadd__(self, other):
         from trnsim_nki import ops_language

@@ -206,6 +206,19 @@ class Trace:
             self._psum_matmul[view.storage.ident] = [
                 r for r in regions if not _overlap(r, footprint)]
 
+    # ---- legacy generation hook (trnsim_nki.legacy_tiles: `t[...] = op(...)`) -----------------
+    def retarget(self, instr, operand, view, read=False):
+        """Points the write operand of an emitted instruction at `view` instead of the fresh
+        tile it wrote (which the caller then retires); `read` makes the write accumulate."""
+        operand.tensor = view
+        operand.read = read
+        storage = view.storage
+        self._write_epoch[storage.ident] = self._write_epoch.get(storage.ident, 0) + 1
+        if storage.first_use is None or storage.first_use > instr.position:
+            storage.first_use = instr.position
+        if storage.last_use is None or storage.last_use < instr.position:
+            storage.last_use = instr.position
+
 
 def _overlap(a, b):
     return a[0] < b[1] and b[0] < a[1] and a[2] < b[3] and b[2] < a[3]
