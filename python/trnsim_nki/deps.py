@@ -54,6 +54,13 @@ def _absolute(view):
     return fp
 
 
+def _clip(record, lo, hi):
+    p0, p1, b0, b1 = record.fp
+    if lo <= b0 and b1 <= hi:
+        return record
+    return Record((p0, p1, max(b0, lo), min(b1, hi)), record.instr, record.write)
+
+
 def _records_of(storage, core):
     """[writes, reads by (channel, footprint)]: the access records of `core`'s instructions
     that later accesses of the storage by that core must follow (HBM storages are shared by
@@ -68,9 +75,14 @@ def _records_of(storage, core):
         for pred in storage.predecessors:
             pred_records = (pred.records or {}).get(core)
             if pred_records:
-                writes.extend(r for r in pred_records[0] if r.fp[2] < hi and lo < r.fp[3])
-                reads.update((k, r) for k, r in pred_records[1].items()
-                             if r.fp[2] < hi and lo < r.fp[3])
+                # Clipped to this storage's bytes: the rest belongs to the storages that took
+                # the other bytes, and a clipped record can be retired by a write covering it.
+                writes.extend(_clip(r, lo, hi) for r in pred_records[0]
+                              if r.fp[2] < hi and lo < r.fp[3])
+                for (key, _), r in pred_records[1].items():
+                    if r.fp[2] < hi and lo < r.fp[3]:
+                        clipped = _clip(r, lo, hi)
+                        reads[(key, clipped.fp)] = clipped
         records = storage.records[core] = [writes, reads]
     return records
 

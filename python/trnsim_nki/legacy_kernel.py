@@ -147,7 +147,7 @@ class LegacyKernel(Kernel):
         return compiled, inputs
 
     def _launch_lnc(self, grid):
-        user = runner._user_value("NEURON_LOGICAL_NC_CONFIG")
+        user = runner.user_value("NEURON_LOGICAL_NC_CONFIG")
         if user is not None:
             return launch_lnc(())  # checks and returns the user's value
         spread = any(c is not None and c[1] == 2 for c in getattr(grid, "cores", ()))
