@@ -270,12 +270,7 @@ class Harness:
                   f"{lat.get_latency_percentile(99):.3f} us")
         if self.what == "profile":
             self._summary(compiled)
-        kind, _ = compiled.out_shape
-        if kind == "none":
-            return None
-        if kind == "one":
-            return outs[0]
-        return tuple(outs) if kind == "tuple" else list(outs)
+        return compiled.shaped(outs)
 
     def _summary(self, compiled):
         report = compiled.last_report

@@ -7,24 +7,11 @@
 #include <tuple>
 #include <utility>
 
+#include "tools/neuron_profile/interval_union.h"
 #include "tools/neuron_profile/source_map.h"
 
 namespace trnsim::neuron_profile {
 namespace {
-
-// Union of intervals; Add in start order.
-class Union {
- public:
-  void Add(uint64_t start, uint64_t end) {
-    if (end <= to_) return;
-    total_ += end - std::max(start, to_);
-    to_ = end;
-  }
-  uint64_t total() const { return total_; }
-
- private:
-  uint64_t total_ = 0, to_ = 0;
-};
 
 // Row order: kernel lines by (file, line), then the builder's row.
 using RowKey = std::tuple<bool, std::string, uint64_t>;  // (!from_kernel, file, line)
@@ -44,7 +31,7 @@ std::vector<SourceLineSummary> SummarizeSourceLines(const Profile& profile, cons
   std::map<RowKey, SourceLineSummary> rows;
   std::map<RowKey, std::set<std::string>> calls;
   // Instructions are in issue order, so each (core, engine) subset is in start order.
-  std::map<std::tuple<RowKey, int, int>, Union> busy;  // (row, core, engine)
+  std::map<std::tuple<RowKey, int, int>, IntervalUnion> busy;  // (row, core, engine)
   for (const Instruction& t : x.instructions) {
     const RowKey key = KeyOf(profile, t.source);
     SourceLineSummary& row = rows[key];
@@ -72,7 +59,7 @@ std::vector<SourceLineSummary> SummarizeSourceLines(const Profile& profile, cons
   }
   for (auto& [key, list] : spans) {
     std::sort(list.begin(), list.end());
-    Union u;
+    IntervalUnion u;
     for (auto [a, b] : list) u.Add(a, b);
     rows[key].dma_streaming_ps = u.total();
   }

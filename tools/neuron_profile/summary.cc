@@ -7,24 +7,11 @@
 #include <set>
 #include <tuple>
 
+#include "tools/neuron_profile/interval_union.h"
 #include "tools/neuron_profile/source_map.h"
 
 namespace trnsim::neuron_profile {
 namespace {
-
-// Union of intervals given in start order (the chip model's BusyStats accounting).
-class Union {
- public:
-  void Add(uint64_t start, uint64_t end) {
-    if (end <= to_) return;
-    total_ += end - std::max(start, to_);
-    to_ = end;
-  }
-  uint64_t total() const { return total_; }
-
- private:
-  uint64_t total_ = 0, to_ = 0;
-};
 
 std::string StallTarget(const Instruction& t) {
   if (t.waits.empty()) return "barrier";
@@ -80,7 +67,7 @@ ExecutionSummary Summarize(const Profile& profile, const Execution& x) {
   // Cores in the stats' order when there are stats, else in order of appearance.
   for (const CoreCounters& c : x.cores) CoreOf(s.cores, c.core);
   uint64_t last_end = 0;
-  std::map<std::pair<int, int>, Union> busy;  // (core, engine)
+  std::map<std::pair<int, int>, IntervalUnion> busy;  // (core, engine)
   std::map<std::tuple<int, int, std::string>, StallSummary> stalls;
   for (const Instruction& t : x.instructions) {
     CoreSummary& c = CoreOf(s.cores, t.core);
@@ -124,7 +111,7 @@ ExecutionSummary Summarize(const Profile& profile, const Execution& x) {
   for (auto& [key, q] : queues) {
     auto& list = spans[key];
     std::sort(list.begin(), list.end());
-    Union u;
+    IntervalUnion u;
     for (auto [a, b] : list) u.Add(a, b);
     q.streaming_ps = u.total();
     q.bytes_per_s = q.streaming_ps == 0 ? 0.0 : double(q.bytes) * 1e12 / double(q.streaming_ps);
