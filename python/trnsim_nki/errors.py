@@ -14,12 +14,23 @@ _FRONT_END_DIRS = tuple(
     for pkg in ("trnsim_nki", "nki", "neuronxcc"))
 
 
+_is_front_end = {}  # code filename -> whether it is one of the front end's files
+
+
+def _front_end_file(filename):
+    known = _is_front_end.get(filename)
+    if known is None:
+        known = _is_front_end[filename] = os.path.abspath(filename).startswith(_FRONT_END_DIRS)
+    return known
+
+
 def user_location(skip_front_end=True):
-    """(filename, lineno) of the innermost frame that is the kernel author's code."""
+    """(filename, lineno) of the innermost frame that is the kernel author's code. Called for
+    every traced instruction, so each file's verdict is computed once."""
     frame = sys._getframe(1)
     while frame is not None:
         filename = frame.f_code.co_filename
-        if not (skip_front_end and os.path.abspath(filename).startswith(_FRONT_END_DIRS)):
+        if not (skip_front_end and _front_end_file(filename)):
             return filename, frame.f_lineno
         frame = frame.f_back
     return "<unknown>", 0
