@@ -134,13 +134,10 @@ def _text(instr, semaphores, peers):
         key = op.key
         if key is None:
             continue
-        split = None
-        if isinstance(key, tuple):
-            key, split = key
         view = op.tensor
         if instr.peer_dst and key == "dst":
             view = _peer_view(view, peers, instr)
-        parts.append(f"{key}={ap_text(view, f'{instr.api} {key}', split)}")
+        parts.append(f"{key}={ap_text(view, f'{instr.api} {key}', op.split)}")
     parts.extend(instr.fields)
     text = " ".join(parts)
     if "@" in text:

@@ -519,17 +519,8 @@ def tensor_reduce(dst, op, data, axis, negate=False, keepdims=False, name=None):
     fields = [f"op0={opname}", f"axes={max(len(reduced), 1)}"]
     if negate:
         fields.append("negate")
-    src = Operand("in", data)
-    src_split = first
-    return _emit_split("dve", "tensor_reduce", [Operand("dst", dst, True, False), src], fields,
-                       api, src, src_split)
-
-
-def _emit_split(eng, opcode, operands, fields, api, operand, split):
-    """Emits with `operand`'s free dims simplified separately before and after view dim
-    `split` (a reduction's axes keep their own dims)."""
-    operand.key = (operand.key, split)
-    return _emit(eng, opcode, operands, fields, api)
+    return _emit("dve", "tensor_reduce", [Operand("dst", dst, True, False),
+                                          Operand("in", data, split=first)], fields, api)
 
 
 def tensor_partition_reduce(dst, op, data, name=None):

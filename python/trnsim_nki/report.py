@@ -12,15 +12,8 @@
 
 def peak_flops(info, dtype_class="bf16"):
     """The PE peak of one physical core, flop/s, from the native module's chip_info()."""
-    peaks = info.get("pe_peak_flops")
-    if isinstance(peaks, dict):
-        value = peaks.get(dtype_class) or peaks.get("bf16")
-        if value:
-            return float(value)
-    for key in (f"pe_peak_flops_{dtype_class}", "pe_peak_flops_bf16"):
-        if info.get(key):
-            return float(info[key])
-    raise KeyError(f"chip_info has no PE peak for {dtype_class}: {sorted(info)}")
+    peaks = info["pe_peak_flops"]
+    return float(peaks.get(dtype_class) or peaks["bf16"])
 
 
 def _matmul_class(trace):
@@ -44,10 +37,7 @@ class Report:
         self.flops = sum(int(e.get("pe", {}).get("flops", 0)) for e in self.engines)
         self.dtype_class = _matmul_class(trace)
         used = max(1, sum(1 for instrs in trace.cores if instrs))
-        try:
-            peak = peak_flops(trace.info, self.dtype_class) * used
-        except KeyError:
-            peak = 0.0
+        peak = peak_flops(trace.info, self.dtype_class) * used
         seconds = self.duration_ps * 1e-12
         self.mfu = self.flops / (seconds * peak) if peak and seconds else 0.0
 

@@ -33,15 +33,18 @@ def active():
 
 
 class Operand:
-    """One operand slot of an instruction: its text key, the view, and how it is accessed."""
+    """One operand slot of an instruction: its text key, the view, and how it is accessed.
+    `split` (a view dim, or None): the view's free dims before and after it are lowered as
+    separate dims (a reduction's axes keep their own dims; lower.ap_text)."""
 
-    __slots__ = ("key", "tensor", "write", "read")
+    __slots__ = ("key", "tensor", "write", "read", "split")
 
-    def __init__(self, key, tensor, write=False, read=True):
+    def __init__(self, key, tensor, write=False, read=True, split=None):
         self.key = key
         self.tensor = tensor
         self.write = write
         self.read = read
+        self.split = split
 
 
 class Instr:
