@@ -3,6 +3,7 @@ benchmark and profile interfaces, nl.device_print, SPMD programs, runtime restar
 or chip changes, host dtypes, and the numbers the tracer's dependencies and allocation must
 give (deterministic simulated figures)."""
 import glob
+import json
 import os
 import subprocess
 
@@ -86,12 +87,17 @@ def test_profile_writes_neff_and_ntff(tmp_path):
     profiled(a, b, 2.0)
     assert (tmp_path / "k.neff").read_bytes() == scale_add.last.neff
     assert (tmp_path / "k.ntff").stat().st_size > 0
-    tool = os.environ.get("TRNSIM_TEST_NEURON_PROFILE")
-    if tool:
-        shown = subprocess.run([tool, "view", "-n", str(tmp_path / "k.neff"), "-s",
-                                str(tmp_path / "k.ntff"), "--output-format", "summary-json"],
-                               capture_output=True, text=True, check=True)
-        assert "tensor" in shown.stdout or "pe" in shown.stdout.lower()
+    tool = os.environ["TRNSIM_TEST_NEURON_PROFILE"]  # tests/nki/CMakeLists.txt sets it
+    shown = subprocess.run([tool, "view", "-n", str(tmp_path / "k.neff"), "-s",
+                            str(tmp_path / "k.ntff"), "--output-format", "summary-json"],
+                           capture_output=True, text=True, check=True)
+    execution = json.loads(shown.stdout)["executions"][0]
+    assert execution["total_time_ps"] == round(scale_add.report.duration_ps)
+    # Every line of scale_add that made an instruction is in the per-line summary, here.
+    calls = {line["location"]: line["calls"] for line in execution["source_lines"]
+             if line["from_kernel"]}
+    assert sorted(set(sum(calls.values(), []))) == ["nisa.dma_copy", "nisa.scalar_tensor_tensor"]
+    assert all(location.startswith("test_front_end.py:") for location in calls)
 
 
 def test_device_print_reaches_the_debug_stream(tmp_path, monkeypatch):
