@@ -37,6 +37,8 @@ def parse_args(argv):
 
 def case_modules():
     folder = os.path.join(HERE, "cases")
+    if not os.path.isdir(folder):
+        return
     for name in sorted(os.listdir(folder)):
         if name.startswith("c") and name.endswith(".py"):
             spec = importlib.util.spec_from_file_location(f"fidelity_cases.{name[:-3]}",
