@@ -66,6 +66,8 @@ void CoreModel::Start() {
   s.event.fill(0);
   s.issued.fill(0);
   pair_barriers_.fill(0);
+  for (RawHazard& h : hazards_) h.Clear();
+  act_table_ = isa::ActTableSet::kNone;  // every execution starts without a table loaded
   for (int e = 0; e < isa::kEngineCount; ++e)
     if (!engines_[e].ended) PostTry(e, scheduler_.Now());
 }
@@ -130,8 +132,7 @@ std::string CoreModel::UnmetWait(const EngineState& e, const Instruction& inst) 
 
 void CoreModel::ApplySync(isa::UpdateOp op, uint32_t index, uint32_t value) {
   reference::ApplySyncUpdate(*run_.state, op, index, value);
-  if (trace_)
-    TraceSync(op == isa::UpdateOp::kEventSet || op == isa::UpdateOp::kEventClear, index);
+  if (trace_) TraceSync(op == isa::UpdateOp::kEventSet || op == isa::UpdateOp::kEventClear, index);
 }
 
 void CoreModel::TraceSync(bool event, uint32_t index) {
@@ -285,6 +286,12 @@ void CoreModel::Try(int engine) {
       return;
     }
   }
+  // Same-engine read-after-write: an input an earlier instruction of this engine is still
+  // writing must land first.
+  if (const TimePs ready = hazards_[engine].ReadyAt(inst, run_.state->regs[engine]); now < ready) {
+    PostTry(engine, ready);
+    return;
+  }
   if (!UnmetWait(e, inst).empty()) {
     if (!e.blocked) {
       e.blocked = true;
@@ -297,6 +304,12 @@ void CoreModel::Try(int engine) {
     waited_ps = now - e.blocked_since_ps;
     e.stats.wait_ps += waited_ps;
     e.blocked = false;
+  }
+  if (e.kind == isa::Engine::kAct) {
+    if (const isa::ActTableSet set = MissingActTable(inst); set != isa::ActTableSet::kNone) {
+      LoadActTable(engine, set, now);  // the activation issues once its table is in
+      return;
+    }
   }
   uint32_t traced = 0;
   if (trace_) {
@@ -312,6 +325,8 @@ void CoreModel::Try(int engine) {
   if (inst.num_waits > 0 && cost.dependent_overhead_cycles > 0)
     occupancy += clock.CyclesToPs(cost.dependent_overhead_cycles);
   const DurationPs latency = clock.CyclesToPs(cost.access_latency_cycles);
+  // Busy time and profile span: the occupancy, plus ScalarE's pipeline (cost.latency_in_span).
+  const DurationPs span = occupancy + (cost.latency_in_span ? latency : 0);
 
   size_t next = e.pc + 1;
   bool ended = false;
@@ -349,10 +364,10 @@ void CoreModel::Try(int engine) {
     if (inst.opcode == Opcode::kSemUpdate) TraceSync(false, inst.index);
     if (inst.opcode == Opcode::kEventSet || inst.opcode == Opcode::kEventClear)
       TraceSync(true, inst.index);
-    trace_->SetDuration(traced, occupancy);
+    trace_->SetDuration(traced, span);
   }
 
-  e.busy.RecordBusy(now, now + occupancy);
+  e.busy.RecordBusy(now, now + span);
   e.stats.instructions++;
   // The PE sequencer hands matmuls and weight loads to the array and the weight-load unit and
   // moves on after issuing; those units stay busy for the instruction's occupancy.
@@ -365,9 +380,10 @@ void CoreModel::Try(int engine) {
                      dst.num_partitions * dst.FreeElements();
   }
   e.free_at_ps = now + sequencer_ps;
-  e.last_activity_ps = std::max(e.last_activity_ps, now + occupancy);
-  last_activity_ps_ = std::max(last_activity_ps_, now + occupancy);
+  e.last_activity_ps = std::max(e.last_activity_ps, now + span);
+  last_activity_ps_ = std::max(last_activity_ps_, now + span);
   if (!async) {
+    hazards_[engine].Record(inst, run_.state->regs[engine], now, now + occupancy + latency);
     ++e.outstanding;
     const Instruction* p = &inst;
     scheduler_.Schedule(

@@ -38,7 +38,9 @@
 #include "simulator/core/debug_output.h"
 #include "simulator/core/dma_fabric.h"
 #include "simulator/core/execution.h"
+#include "simulator/core/raw_hazard.h"
 #include "simulator/core/trace.h"
+#include "simulator/isa/act_table.h"
 #include "simulator/sched/scheduler.h"
 #include "simulator/sched/stats.h"
 
@@ -137,6 +139,10 @@ class CoreModel {
   TimePs PeReadyAt(const isa::Instruction& inst) const;
   DurationPs PeIssued(const isa::Instruction& inst, TimePs now, DurationPs occupancy,
                       const Clock& clock);
+  // core_act.cc: the activation table set `inst` needs when it is not the one loaded, else
+  // kNone; and the table load itself, which occupies ACT for act_table_load_ps from `now`.
+  isa::ActTableSet MissingActTable(const isa::Instruction& inst) const;
+  void LoadActTable(int engine, isa::ActTableSet set, TimePs now);
   void Fail(Status status);
   std::string Where(const EngineState& e) const;
 
@@ -160,8 +166,10 @@ class CoreModel {
   uint32_t run_index_ = 0;
   // core_barrier instructions issued on this core per semaphore (the k of the k-th barrier).
   std::array<uint32_t, 256> pair_barriers_{};
-  std::unique_ptr<TraceRecorder> trace_;  // null unless tracing
-  TraceSource sync_source_;               // tracing: who the next ApplySync calls come from
+  std::array<RawHazard, isa::kEngineCount> hazards_;      // same-engine read-after-write
+  isa::ActTableSet act_table_ = isa::ActTableSet::kNone;  // the set ScalarE has loaded
+  std::unique_ptr<TraceRecorder> trace_;                  // null unless tracing
+  TraceSource sync_source_;  // tracing: who the next ApplySync calls come from
 };
 
 }  // namespace trnsim::simulator::core
