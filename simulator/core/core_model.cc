@@ -307,7 +307,7 @@ void CoreModel::Try(int engine) {
   }
   if (e.kind == isa::Engine::kAct) {
     if (const isa::ActTableSet set = MissingActTable(inst); set != isa::ActTableSet::kNone) {
-      LoadActTable(engine, set, now);  // the activation issues once its table is in
+      LoadActTable(engine, set, now, waited_ps);  // the activation issues once it is in
       return;
     }
   }

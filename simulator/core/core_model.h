@@ -140,9 +140,11 @@ class CoreModel {
   DurationPs PeIssued(const isa::Instruction& inst, TimePs now, DurationPs occupancy,
                       const Clock& clock);
   // core_act.cc: the activation table set `inst` needs when it is not the one loaded, else
-  // kNone; and the table load itself, which occupies ACT for act_table_load_ps from `now`.
+  // kNone; and the table load itself, which occupies ACT for act_table_load_ps from `now`
+  // after the activation's waits held (`waited_ps` of stall, recorded on the load), and counts
+  // as an ACT instruction (the hardware's table-load instruction).
   isa::ActTableSet MissingActTable(const isa::Instruction& inst) const;
-  void LoadActTable(int engine, isa::ActTableSet set, TimePs now);
+  void LoadActTable(int engine, isa::ActTableSet set, TimePs now, DurationPs waited_ps);
   void Fail(Status status);
   std::string Where(const EngineState& e) const;
 

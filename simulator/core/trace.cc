@@ -39,7 +39,7 @@ uint32_t TraceRecorder::Issue(isa::Engine engine, uint32_t pc, const isa::Instru
 }
 
 uint32_t TraceRecorder::Segment(isa::Engine engine, std::string opcode, std::string operands,
-                                TimePs start_ps, DurationPs duration_ps) {
+                                TimePs start_ps, DurationPs duration_ps, DurationPs wait_ps) {
   TraceInstruction t;
   t.core = core_;
   t.engine = engine;
@@ -48,6 +48,7 @@ uint32_t TraceRecorder::Segment(isa::Engine engine, std::string opcode, std::str
   t.operands = std::move(operands);
   t.start_ps = start_ps;
   t.duration_ps = duration_ps;
+  t.wait_ps = wait_ps;
   trace_->instructions.push_back(std::move(t));
   return uint32_t(trace_->instructions.size() - 1);
 }

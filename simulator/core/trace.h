@@ -105,7 +105,7 @@ class TraceRecorder {
   // Work the engine does that is no instruction of its stream (ScalarE's activation table load:
   // opcode "act_table_load", operands the set's name); its pc is kSegmentPc.
   uint32_t Segment(isa::Engine engine, std::string opcode, std::string operands, TimePs start_ps,
-                   DurationPs duration_ps);
+                   DurationPs duration_ps, DurationPs wait_ps);
   void SetDuration(uint32_t instruction, DurationPs duration_ps) {
     trace_->instructions[instruction].duration_ps = duration_ps;
   }

@@ -197,8 +197,8 @@ TEST(TraceTest, EachWaitNamesTheUpdateThatSatisfiedIt) {
       isa::Engine::kAct, kChip.cost);
   // Visible at issue + occupancy + access latency; on ACT the latency is ScalarE's fixed
   // pipeline cost (act_fixed_cycles), which the traced duration already spans.
-  const TimePs visible = producer.start_ps + cost.OccupancyPs() +
-                         cost.clock().CyclesToPs(cost.access_latency_cycles);
+  const TimePs visible =
+      producer.start_ps + cost.OccupancyPs() + cost.clock().CyclesToPs(cost.access_latency_cycles);
   ASSERT_TRUE(cost.latency_in_span);
   EXPECT_EQ(producer.start_ps + producer.duration_ps, visible);
   EXPECT_EQ(waiting.start_ps, visible);
