@@ -1,7 +1,7 @@
 // CoreModel, ScalarE activation tables (docs/chip-model.md §2): an activation whose function
 // needs a table set other than the loaded one first loads that set, for act_table_load_ps, as
-// its own segment on ACT (trace opcode "act_table_load", counted as an ACT instruction). Every
-// execution starts with no set.
+// its own segment on ACT (trace opcode "act_table_load"; busy time, not an instruction of the
+// stream, so not in EngineStats::instructions). Every execution starts with no set.
 #include <algorithm>
 #include <string>
 
@@ -25,7 +25,6 @@ void CoreModel::LoadActTable(int engine, isa::ActTableSet set, TimePs now, Durat
     trace_->Segment(e.kind, "act_table_load", std::string(isa::ActTableSetName(set)), now, load_ps,
                     waited_ps);
   e.busy.RecordBusy(now, now + load_ps);
-  e.stats.instructions++;
   e.free_at_ps = now + load_ps;
   e.last_activity_ps = std::max(e.last_activity_ps, e.free_at_ps);
   last_activity_ps_ = std::max(last_activity_ps_, e.free_at_ps);

@@ -141,8 +141,8 @@ class CoreModel {
                       const Clock& clock);
   // core_act.cc: the activation table set `inst` needs when it is not the one loaded, else
   // kNone; and the table load itself, which occupies ACT for act_table_load_ps from `now`
-  // after the activation's waits held (`waited_ps` of stall, recorded on the load), and counts
-  // as an ACT instruction (the hardware's table-load instruction).
+  // after the activation's waits held (`waited_ps` of stall, recorded on the load's trace
+  // segment); busy time, but no instruction of the stream.
   isa::ActTableSet MissingActTable(const isa::Instruction& inst) const;
   void LoadActTable(int engine, isa::ActTableSet set, TimePs now, DurationPs waited_ps);
   void Fail(Status status);

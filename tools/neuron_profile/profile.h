@@ -28,6 +28,10 @@ struct Wait {
   Source satisfied_by;
 };
 
+// Instruction::pc of engine work that is no instruction of the stream (ScalarE's activation
+// table load, opcode "act_table_load"): simulator/core/trace.h kSegmentPc.
+inline constexpr uint64_t kSegmentPc = 0xFFFFFFFFu;
+
 struct Instruction {
   int core = 0;
   int engine = 0;  // index into Profile::engines

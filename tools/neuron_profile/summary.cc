@@ -74,7 +74,7 @@ ExecutionSummary Summarize(const Profile& profile, const Execution& x) {
     EngineSummary& e = c.engines[t.engine];
     busy[{t.core, t.engine}].Add(t.start_ps, t.start_ps + t.duration_ps);
     e.wait_ps += t.wait_ps;
-    e.instructions++;
+    if (t.pc != kSegmentPc) e.instructions++;  // a table load is engine work, not an instruction
     last_end = std::max(last_end, t.start_ps + t.duration_ps);
     if (t.wait_ps > 0) {
       StallSummary& st = stalls[{t.core, t.engine, StallTarget(t)}];
