@@ -11,7 +11,7 @@ FUZZ_SECONDS  ?= 60
 FUZZ_MAX_LEN  ?= 65536
 FUZZ_CORPUS   := tests/fuzz/corpus/neff_reader
 
-.PHONY: all deps configure build run test sanitize fuzz fuzz-long bench install deb deb-check format clean
+.PHONY: all deps configure build run test sanitize fuzz fuzz-long bench fidelity install deb deb-check format clean
 
 all: build
 
@@ -80,6 +80,12 @@ fuzz-long: fuzz
 # Google Benchmark suites (not part of `make test`); see bench/README.md.
 bench: build
 	@for b in $(BUILD_DIR)/bench/*_bench; do echo "== $$b"; $$b; done
+
+# The fidelity suite: the chip model against the measured Trainium2 calibration set
+# (bench/fidelity/README.md, docs/calibration.md §4). `make test` runs it too (fidelity.trn2).
+fidelity: build
+	@$$(sed -n 's/^TRNSIM_PYTHON:FILEPATH=//p' $(BUILD_DIR)/CMakeCache.txt) \
+	  bench/fidelity/run.py --build-dir $(BUILD_DIR) --chip trn2 --check
 
 # Install like /opt/aws/neuron: PREFIX/lib/libnrt.so{,.1}, PREFIX/include/nrt/..., PREFIX/bin
 # (programs find PREFIX/lib through their RUNPATH $ORIGIN/../lib), PREFIX/share.
