@@ -40,8 +40,7 @@ struct Options {
 };
 
 int Usage(const char* why) {
-  std::fprintf(stderr, "nccom_table: %s (see the header of bench/simulator/nccom_table.cc)\n",
-               why);
+  std::fprintf(stderr, "nccom_table: %s (see the header of bench/simulator/nccom_table.cc)\n", why);
   return 2;
 }
 
@@ -194,9 +193,8 @@ int Main(int argc, char** argv) {
           path);
     } else {
       std::printf("%9llu %15llu %8s %15.2f %14.2f %14.2f %12s %11s\n",
-                  static_cast<unsigned long long>(size),
-                  static_cast<unsigned long long>(size / 4), "fp32", us, algbw, busbw,
-                  cost->algorithm.c_str(), path);
+                  static_cast<unsigned long long>(size), static_cast<unsigned long long>(size / 4),
+                  "fp32", us, algbw, busbw, cost->algorithm.c_str(), path);
     }
   }
   if (o.json) {

@@ -129,8 +129,8 @@ HalfCost RdhHalf(const InstanceSpec& spec, const GroupShape& shape, uint64_t buf
       }
     }
     out.max_hops = std::max(out.max_hops, hops);
-    out.max_link_sharing = std::max(out.max_link_sharing,
-                                    *std::max_element(link_flows.begin(), link_flows.end()));
+    out.max_link_sharing =
+        std::max(out.max_link_sharing, *std::max_element(link_flows.begin(), link_flows.end()));
     out.ps += chip.neuronlink_hop_latency_ps * static_cast<DurationPs>(hops) +
               TransferPs(*std::max_element(link_bytes.begin(), link_bytes.end()), 1,
                          chip.cc_link_bytes_per_s_per_direction);
@@ -180,9 +180,9 @@ HalfCost RingHalf(const InstanceSpec& spec, const GroupShape& shape, uint64_t bu
     out.max_link_sharing = 1;
     out.max_hops = 1;
     out.inter_chip_steps = 1;
-    out.ps += chip.neuronlink_hop_latency_ps +
-              TransferPs(static_cast<unsigned __int128>(buffer_bytes) * (c - 1), c,
-                         PortsBytesPerS(chip));
+    out.ps +=
+        chip.neuronlink_hop_latency_ps +
+        TransferPs(static_cast<unsigned __int128>(buffer_bytes) * (c - 1), c, PortsBytesPerS(chip));
     return out;
   }
   // Each step moves S / (C x channels) per channel edge; a link carrying m edges gives each 1/m

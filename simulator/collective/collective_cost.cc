@@ -69,9 +69,9 @@ void DirectExchange(const InstanceSpec& spec, const std::vector<Flow>& flows,
   cost.duration_ps = std::max(on_ps, off_ps);
   cost.algorithm_kind = CollectiveAlgorithm::kDirect;
   cost.detail = cost.inter_chip_steps == 0 ? "direct exchange (on chip)"
-                   : spec.topology == TopologyKind::kTorus2d
-                       ? "direct exchange (torus, dimension-order routes)"
-                       : "direct exchange (switched fabric)";
+                : spec.topology == TopologyKind::kTorus2d
+                    ? "direct exchange (torus, dimension-order routes)"
+                    : "direct exchange (switched fabric)";
 }
 
 }  // namespace
