@@ -1,5 +1,7 @@
-// The NeuronLink cost model and the torus rings it runs over. Expected ranges derive from the
-// spec tables, never from fixed timings.
+// The collective cost model — the runtime's algorithm choice, each algorithm's steps and terms —
+// and the torus rings it runs over. Expected figures derive from the spec tables, never from
+// fixed timings; the one exception is MatchesTheMeasuredNccomTable, which holds the model to
+// AWS's published measurement (C-9) within a tolerance.
 #include "simulator/collective/collective_cost.h"
 
 #include <gtest/gtest.h>
