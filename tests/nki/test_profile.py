@@ -354,3 +354,66 @@ def test_c1_profile_shows_one_engine_carrying_the_data(tmp_path):
                 engines[k]["bytes"]) == (0, 2, 0)
     text = _view(directory, "summary-text")
     assert "DMA-E0 " in text and "DMA-E15" in text
+
+
+@nki.jit
+def dge_modes(x):
+    """One load per descriptor-generation mode (nki/deep-dives/nki-dge.rst): hardware DGE from
+    the Sync engine and from ScalarE, software DGE (GpSimd), and the compiler's choice."""
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    a = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.sbuf)
+    b = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.sbuf)
+    c = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=a, src=x, dge_mode=nisa.dge_mode.hwdge)
+    nisa.dma_copy(dst=b, src=x, dge_mode=nisa.dge_mode.swdge)
+    nisa.dma_copy(dst=c, src=x, dge_mode=nisa.dge_mode.hwdge, engine=nisa.engine.scalar)
+    nisa.tensor_tensor(dst=a, data1=a, data2=b, op=nl.add)
+    nisa.tensor_tensor(dst=a, data1=a, data2=c, op=nl.add)
+    nisa.dma_copy(dst=out, src=a)
+    return out
+
+
+def test_dge_mode_reaches_the_chip_model(tmp_path):
+    """dge_mode picks the issuing engine and its cost (docs/chip-model.md §3.2): hwdge 600 ns on
+    SP or ACT (C-3), swdge on POOL: GPSIMD_START 125 ns + 16 engines x 16 ns = 381.7 ns (458
+    cycles at 1.2 GHz), the compiler's choice 50 ns (pre-built descriptors); software DGE
+    dispatches engine k 16 ns after engine k-1, engine 0 at issue + 125 + 16 + 1,057.499 ns."""
+    directory = str(tmp_path)
+    x = np.ones((128, 64), np.float32)
+    out = nki.profile(dge_modes, working_directory=directory, save_neff_name="file.neff",
+                      save_trace_name="profile.ntff")(x)
+    np.testing.assert_array_equal(out, 3 * x)
+    rows = json.loads(_view(directory, "json"))
+    copies = [r for r in rows["instruction"] if r["opcode"] == "dma_copy"]
+    got = sorted((r["label"], "hwdge" in r["operands"], "swdge" in r["operands"],
+                  round(r["duration"], 3)) for r in copies)
+    # The store (no dge_mode) goes on the engine that wrote its tile last (DVE), 50 ns at any
+    # clock.
+    assert got == [("ACT", True, False, 600.0), ("DVE", False, False, 50.0),
+                   ("POOL", False, True, 381.667), ("SP", True, False, 600.0)]
+    pool = next(r for r in copies if r["label"] == "POOL")
+    (dma_id,) = {p["dma_id"] for p in rows["dma_engine"]
+                 if p["timestamp"] == pytest.approx(pool["timestamp"] + 1198.499)}
+    starts = sorted(p["timestamp"] for p in rows["dma_engine"] if p["dma_id"] == dma_id)
+    assert starts == pytest.approx([pool["timestamp"] + 1198.499 + 16 * k for k in range(16)])
+
+
+def test_dge_mode_engine_rules():
+    x = np.ones((128, 64), np.float32)
+
+    @nki.jit
+    def hwdge_on_gpsimd(x):
+        t = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=x, dge_mode=nisa.dge_mode.hwdge, engine=nisa.engine.gpsimd)
+        return x
+
+    @nki.jit
+    def swdge_on_sync(x):
+        t = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=x, dge_mode=nisa.dge_mode.swdge, engine=nisa.engine.sync)
+        return x
+
+    with pytest.raises(ValueError, match="allowed: sp, act"):
+        hwdge_on_gpsimd(x)
+    with pytest.raises(ValueError, match="allowed: pool"):
+        swdge_on_sync(x)
