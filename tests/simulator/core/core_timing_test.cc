@@ -146,6 +146,38 @@ TEST(CoreTimingTest, BarrierWaitsForTheEnginesTransfers) {
   EXPECT_EQ(r->cores[0].hbm_read_bytes, 128u * 4096);
 }
 
+// C-3 / [NKI-ARCH-TRN2]: a hwdge dma_copy on ACT runs its ~600 ns on the DGE block while the
+// ACT instruction before it computes; only what is left occupies ACT. On SP nothing hides it.
+TEST(CoreTimingTest, HwdgeOnActHidesBehindThePreviousInstruction) {
+  const std::string act_copy =
+      "tensor_copy dst=sbuf[p0:128, 0 + [512 x 1]] fp32 in=sbuf[p0:128, 4096 + [512 x 1]] fp32";
+  const std::string load =
+      "dma_copy dst=sbuf[p0:128, 8192 + [16 x 1]] fp32 src=hbm[var1 + 0, [128 x 16, 16 x 1]] "
+      "fp32 queue=0 hwdge";
+  Core c;
+  c.hbm.vars[1] = std::vector<uint8_t>(128 * 64);
+  c.Add(".engine act\n" + act_copy + "\n" + load + "\nnotify_end\n");
+  c.Add(".engine sp\n" + load + "\n" + load + "\nnotify_end\n");
+  ExecutionTrace trace;
+  ExecuteOptions o;
+  o.trace = &trace;
+  StatusOr<ExecutionResult> r = RunOne(c, o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  // ACT's tensor_copy: Stream(512) = 512 cycles at 1.2 GHz = 426,667 ps (rounded); the DGE
+  // started with it, so the dma_copy occupies ACT for 600,000 - 426,667 = 173,333 ps.
+  const DurationPs copy_ps = CostPs(act_copy, isa::Engine::kAct);
+  std::vector<DurationPs> act, sp;
+  for (const TraceInstruction& t : trace.instructions) {
+    if (t.opcode != "dma_copy") continue;
+    (t.engine == isa::Engine::kAct ? act : sp).push_back(t.duration_ps);
+  }
+  ASSERT_EQ(act.size(), 1u);
+  EXPECT_EQ(act[0], 600'000u - copy_ps);
+  // SP: its first dma_copy has nothing before it, the second follows a DMA issue (not compute):
+  // both 600 ns — hiding is ScalarE's.
+  EXPECT_EQ(sp, (std::vector<DurationPs>{600'000u, 600'000u}));
+}
+
 // One HBM->SBUF transfer of `bytes` per queue in `queues`, all issued by SP.
 std::string Loads(int queues, int rows_per_transfer) {
   std::string s = ".engine sp\n";
