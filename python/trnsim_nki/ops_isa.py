@@ -257,7 +257,7 @@ def dma_transpose(dst, src, axes=None, priority=None, dge_mode=dge_mode.unknown,
         raise NkiNotImplementedError(api, "only an HBM source is supported (an on-chip source "
                                      "cannot be read with the partition dim permuted)")
     order = tuple(axes) if axes is not None else tuple(reversed(range(src.ndim)))
-    return dma_copy(dst, src.permute(order))
+    return dma_copy(dst, src.permute(order), dge_mode=dge_mode)
 
 
 def tensor_copy(dst, src, engine=engine.unknown, name=None):
