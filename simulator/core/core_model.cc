@@ -17,14 +17,6 @@ using isa::Opcode;
 
 namespace {
 
-// Contiguous bytes per access run of an operand: its innermost free dim when unit-stride.
-uint64_t RunBytes(const isa::AccessPattern& ap) {
-  const uint64_t esize = uint64_t(isa::DtypeSize(ap.dtype));
-  if (ap.num_dims == 0) return esize;
-  const int inner = ap.num_dims - 1;
-  return ap.strides[inner] == 1 ? uint64_t(ap.sizes[inner]) * esize : esize;
-}
-
 bool IsSyncOrUpdate(const Instruction& inst) {
   switch (inst.opcode) {
     case Opcode::kSemUpdate:
@@ -174,28 +166,46 @@ Status CoreModel::IssueDma(int engine, const Instruction& inst, uint32_t traced)
                                      *run_.hbm, next, ended));
   const isa::AccessPattern& dst = inst.ap[0];
   const isa::AccessPattern& src = inst.ap[1];
-  DmaRequest r;
-  r.core = fabric_core_;
-  r.queue = int(inst.index % uint32_t(fabric_.queues_per_core()));
-  r.bytes = dst.Elements() * uint64_t(isa::DtypeSize(dst.dtype));
-  r.chunk_bytes = std::min(RunBytes(dst), RunBytes(src));
-  const uint64_t max_desc = std::max<uint64_t>(1, chip_.cost.dma_max_descriptor_bytes);
-  r.descriptors = std::max<uint64_t>(1, (r.bytes + max_desc - 1) / max_desc);
-  r.hbm_sides = (dst.memory == isa::Memory::kHbm) + (src.memory == isa::Memory::kHbm);
+  DmaRequest r =
+      NewDmaRequest(inst, int(inst.index % uint32_t(fabric_.queues_per_core())),
+                    SplitCopy(dst, src, fabric_.engines_per_core(), PartitionsPerDmaEngine()));
   if (src.memory == isa::Memory::kHbm)
     hbm_read_bytes_ += src.Elements() * uint64_t(isa::DtypeSize(src.dtype));
-  if (dst.memory == isa::Memory::kHbm) hbm_write_bytes_ += r.bytes;
+  if (dst.memory == isa::Memory::kHbm) hbm_write_bytes_ += r.split.bytes;
   const Instruction* p = &inst;
   uint32_t dma = 0;
   if (trace_)
-    dma = trace_->DmaSubmitted(r.queue, r.bytes, src.memory, dst.memory, traced, scheduler_.Now());
-  r.on_land = [this, engine, p, traced, dma](TimePs started_ps) {
-    if (trace_) trace_->DmaLanded(dma, started_ps, scheduler_.Now());
+    dma = trace_->DmaSubmitted(r.queue, r.split.bytes, src.memory, dst.memory, traced,
+                               scheduler_.Now());
+  r.on_land = [this, engine, p, traced, dma](const DmaLanding& landing) {
+    if (trace_) trace_->DmaLanded(dma, scheduler_.Now(), landing);
     Complete(engine, p, traced);
   };
   ++engines_[engine].outstanding;
   fabric_.Submit(std::move(r));
   return Status::Ok();
+}
+
+int CoreModel::PartitionsPerDmaEngine() const {
+  return std::max(1, chip_.partitions / std::max(1, fabric_.engines_per_core()));
+}
+
+DmaRequest CoreModel::NewDmaRequest(const Instruction& inst, int queue, DmaSplit split) const {
+  const CostSpec& c = chip_.cost;
+  DmaRequest r;
+  r.core = fabric_core_;
+  r.queue = queue;
+  r.split = std::move(split);
+  r.dispatch_interval_ps = c.dma_engine_dispatch_ps;
+  if (inst.opcode == Opcode::kDmaCopy && inst.has_flag(isa::kFlagSwdge)) {
+    // GpSimd writes the engines' descriptors one engine after another after its start-up; each
+    // engine is dispatched once its descriptors are written (docs/chip-model.md §3.2).
+    r.dispatch_interval_ps = c.dma_swdge_descriptor_ps;
+    r.dispatch_delay_ps =
+        Clock::FromHz(c.pool_clock_hz).CyclesToPs(uint64_t(std::max(0, c.gpsimd_start_cycles))) +
+        c.dma_swdge_descriptor_ps;
+  }
+  return r;
 }
 
 Status CoreModel::IssueDebugPrint(int engine, const Instruction& inst) {
@@ -230,13 +240,10 @@ Status CoreModel::IssueTrigger(int engine, const Instruction& inst, uint32_t tra
     const dma::TransferShape shape = dma::ShapeOf(*d);
     hbm_read_bytes_ += shape.hbm_read_bytes;
     hbm_write_bytes_ += shape.hbm_write_bytes;
-    DmaRequest r;
-    r.core = fabric_core_;
-    r.queue = d->queue % fabric_.queues_per_core();
-    r.bytes = shape.bytes;
-    r.chunk_bytes = shape.chunk_bytes;
-    r.descriptors = 1;
-    r.hbm_sides = shape.hbm_sides;
+    DmaRequest r =
+        NewDmaRequest(inst, d->queue % fabric_.queues_per_core(),
+                      SplitDescriptor(*d, chip_.sbuf_bytes_per_partition,
+                                      fabric_.engines_per_core(), PartitionsPerDmaEngine()));
     uint32_t dma = 0;
     if (trace_) {
       const isa::Memory src = d->sources.empty() || d->sources[0].var_id == dma::kSbufVarId
@@ -244,11 +251,11 @@ Status CoreModel::IssueTrigger(int engine, const Instruction& inst, uint32_t tra
                                   : isa::Memory::kHbm;
       const isa::Memory dst =
           d->dest.var_id == dma::kSbufVarId ? isa::Memory::kSbuf : isa::Memory::kHbm;
-      dma = trace_->DmaSubmitted(r.queue, r.bytes, src, dst, traced, scheduler_.Now());
+      dma = trace_->DmaSubmitted(r.queue, r.split.bytes, src, dst, traced, scheduler_.Now());
     }
-    r.on_land = [this, engine, p, d, remaining, traced, dma](TimePs started_ps) {
+    r.on_land = [this, engine, p, d, remaining, traced, dma](const DmaLanding& landing) {
       if (trace_) {
-        trace_->DmaLanded(dma, started_ps, scheduler_.Now());
+        trace_->DmaLanded(dma, scheduler_.Now(), landing);
         sync_source_ = {TraceSource::Kind::kDma, dma};
       }
       if (d->semaphore) ApplySync(isa::UpdateOp::kSemAdd, *d->semaphore, d->semaphore_increment);
@@ -312,6 +319,16 @@ void CoreModel::Try(int engine) {
   if (inst.num_waits > 0 && cost.dependent_overhead_cycles > 0)
     occupancy += clock.CyclesToPs(cost.dependent_overhead_cycles);
   const DurationPs latency = clock.CyclesToPs(cost.access_latency_cycles);
+  if (inst.opcode == Opcode::kDmaCopy && inst.has_flag(isa::kFlagHwdge) &&
+      e.kind == isa::Engine::kAct && waited_ps == 0 && e.stats.instructions > 0) {
+    // C-3: ACT's DGE block takes a hwdge dma_copy as soon as the sequencer has dispatched the
+    // instruction before it, so its ~600 ns run behind that instruction's compute; only the
+    // part left over when the sequencer gets here occupies ACT (docs/chip-model.md §3.2).
+    const DurationPs hidden = std::min<DurationPs>(now - e.last_issue_ps, occupancy);
+    occupancy = std::max(occupancy - hidden,
+                         clock.CyclesToPs(uint64_t(std::max(1, chip_.cost.control_cycles))));
+  }
+  e.last_issue_ps = now;
 
   size_t next = e.pc + 1;
   bool ended = false;

@@ -37,6 +37,7 @@
 #include "common/status.h"
 #include "simulator/core/debug_output.h"
 #include "simulator/core/dma_fabric.h"
+#include "simulator/core/dma_split.h"
 #include "simulator/core/execution.h"
 #include "simulator/core/trace.h"
 #include "simulator/sched/scheduler.h"
@@ -94,6 +95,7 @@ class CoreModel {
     TimePs free_at_ps = 0;
     TimePs blocked_since_ps = 0;
     TimePs last_activity_ps = 0;    // end of its last occupancy or completion
+    TimePs last_issue_ps = 0;       // when its last instruction issued
     uint64_t outstanding = 0;       // issued, not yet completed (transfers included)
     TimePs collective_land_ps = 0;  // when its last collective's result lands (issue order)
     // A core_barrier issued and waiting for S[pair_sem] >= pair_target (core_pair.cc).
@@ -116,6 +118,10 @@ class CoreModel {
   // `traced` is the instruction's index in the trace (unused when not tracing).
   void Complete(int engine, const isa::Instruction* inst, uint32_t traced);
   Status IssueDma(int engine, const isa::Instruction& inst, uint32_t traced);
+  // A transfer of `inst` on `queue` split as `split`, with the dispatch of its descriptor
+  // generation (static, hwdge or swdge; docs/chip-model.md §3.2); on_land left to the caller.
+  DmaRequest NewDmaRequest(const isa::Instruction& inst, int queue, DmaSplit split) const;
+  int PartitionsPerDmaEngine() const;  // SBUF partitions / DMA engines (8 on trn2)
   Status IssueTrigger(int engine, const isa::Instruction& inst, uint32_t traced);
   // core_collective.cc.
   Status IssueCollective(int engine, const isa::Instruction& inst, uint32_t traced);

@@ -62,9 +62,11 @@ uint32_t TraceRecorder::DmaSubmitted(int queue, uint64_t bytes, isa::Memory sour
   return uint32_t(trace_->dmas.size() - 1);
 }
 
-void TraceRecorder::DmaLanded(uint32_t dma, TimePs start_ps, TimePs end_ps) {
-  trace_->dmas[dma].start_ps = start_ps;
+void TraceRecorder::DmaLanded(uint32_t dma, TimePs end_ps, const DmaLanding& landing) {
+  trace_->dmas[dma].start_ps = landing.start_ps;
   trace_->dmas[dma].end_ps = end_ps;
+  for (const DmaPartRecord& p : landing.parts)
+    trace_->dma_parts.push_back({dma, p.engine, p.bytes, p.start_ps, p.end_ps});
 }
 
 DurationPs TraceEngineBusyPs(const ExecutionTrace& trace, int core, isa::Engine engine) {

@@ -9,6 +9,8 @@
 //                     semaphore/event it waited on the event whose update it last saw;
 //   TraceDma          one transfer on a DMA queue: bytes, submission, first byte, landing, the
 //                     memory kinds of its two sides and the instruction that started it;
+//   TraceDmaPart      what one DMA engine did for a transfer: its payload bytes (0 for an
+//                     engine that only wrote the completion semaphore), first served, done;
 //   TraceSyncUpdate   one semaphore or event change: value after, and who made it.
 // A `collective` is a TraceInstruction on its engine (occupancy: the DMA issue); it uses no DMA
 // queue of the core, so it has no TraceDma — its completion shows as the TraceSyncUpdates of its
@@ -25,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "simulator/core/dma_fabric.h"
 #include "simulator/isa/access_pattern.h"
 #include "simulator/isa/engine.h"
 #include "simulator/isa/instruction.h"
@@ -51,9 +54,9 @@ struct TraceInstruction {
   int core = 0;  // chip-local physical core
   isa::Engine engine = isa::Engine::kSp;
   uint32_t pc = 0;
-  std::string opcode;    // mnemonic, "multiply_moving"
-  std::string operands;  // the rest of the instruction's text form (isa::FormatInstruction)
-  TimePs start_ps = 0;   // issue
+  std::string opcode;          // mnemonic, "multiply_moving"
+  std::string operands;        // the rest of the instruction's text form (isa::FormatInstruction)
+  TimePs start_ps = 0;         // issue
   DurationPs duration_ps = 0;  // occupancy: the engine (or PE unit) is busy for this long
   DurationPs wait_ps = 0;      // stalled on waits or a barrier right before issuing
   std::vector<TraceWait> waits;
@@ -68,7 +71,15 @@ struct TraceDma {
   TimePs end_ps = 0;     // it landed
   isa::Memory source = isa::Memory::kNone;       // kind of its first source
   isa::Memory destination = isa::Memory::kNone;  // kind of its destination
-  uint32_t instruction = 0;  // the dma_copy / dma_trigger that started it
+  uint32_t instruction = 0;                      // the dma_copy / dma_trigger that started it
+};
+
+struct TraceDmaPart {
+  uint32_t dma = 0;  // index into ExecutionTrace::dmas
+  int engine = 0;    // the core's DMA engine, 0 .. dma_engines_per_core-1
+  uint64_t bytes = 0;
+  TimePs start_ps = 0;
+  TimePs end_ps = 0;
 };
 
 struct TraceSyncUpdate {
@@ -83,6 +94,7 @@ struct TraceSyncUpdate {
 struct ExecutionTrace {
   std::vector<TraceInstruction> instructions;
   std::vector<TraceDma> dmas;
+  std::vector<TraceDmaPart> dma_parts;  // per landed transfer, its engines in engine order
   std::vector<TraceSyncUpdate> sync_updates;
 
   void Clear() { *this = ExecutionTrace(); }
@@ -107,7 +119,8 @@ class TraceRecorder {
   // A transfer handed to `queue` now by instruction `instruction`; returns its index.
   uint32_t DmaSubmitted(int queue, uint64_t bytes, isa::Memory source, isa::Memory destination,
                         uint32_t instruction, TimePs now_ps);
-  void DmaLanded(uint32_t dma, TimePs start_ps, TimePs end_ps);
+  // It landed at `end_ps`; `parts` are its engines' shares (dma_fabric.h).
+  void DmaLanded(uint32_t dma, TimePs end_ps, const DmaLanding& landing);
 
  private:
   ExecutionTrace* trace_;

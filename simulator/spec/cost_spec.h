@@ -62,15 +62,17 @@ struct CostSpec {
   int pe_double_row_factor = 0;            // fp8 double_row: moving/stationary rows per pass
   int pe_fast_load_stationary_factor = 0;  // LoadStationary this much faster than MM
 
-  // ---- DMA -------------------------------------------------------------------------------
+  // ---- DMA engines (mechanism: DMA engines as engines, docs/calibration.md §3) ----------
   int dma_engines_per_core = 0;
-  uint64_t dma_engine_bytes_per_s = 0;      // one DMA engine's peak
-  uint64_t dma_start_latency_ps = 0;        // trigger/semaphore to first byte of a transfer
-  uint64_t dma_hwdge_issue_ps = 0;          // issuing engine's cost of one hwdge DMA instruction
-  uint64_t dma_descriptor_overhead_ps = 0;  // per descriptor, on its engine
-  uint64_t dma_chunk_overhead_bytes = 0;    // per contiguous chunk, as equivalent payload bytes
-  uint64_t dma_packet_bytes = 0;            // arbitration granularity between rings
-  uint64_t dma_max_descriptor_bytes = 0;    // a full descriptor
+  uint64_t dma_engine_bytes_per_s = 0;           // one engine's wire rate (SBUF reads, writes)
+  uint64_t dma_engine_hbm_read_bytes_per_s = 0;  // one engine's rate on a payload read from HBM
+  uint64_t dma_element_overhead_ps = 0;          // per descriptor element (contiguous run)
+  uint64_t dma_semaphore_bytes = 0;              // the completion write every engine makes
+  uint64_t dma_start_latency_ps = 0;     // trigger to the landing of a payload-less transfer
+  uint64_t dma_engine_dispatch_ps = 0;   // engine k starts k x this after engine 0
+  uint64_t dma_static_issue_ps = 0;      // issuing engine's cost: pre-built descriptors
+  uint64_t dma_hwdge_issue_ps = 0;       // issuing engine's cost: one hwdge DMA instruction
+  uint64_t dma_swdge_descriptor_ps = 0;  // GpSimd's cost per engine's descriptors (swdge)
 
   // ---- HBM -------------------------------------------------------------------------------
   uint64_t hbm_bytes_per_s_per_chip = 0;
