@@ -38,7 +38,9 @@
 #include "simulator/core/debug_output.h"
 #include "simulator/core/dma_fabric.h"
 #include "simulator/core/execution.h"
+#include "simulator/core/pe_pipeline.h"
 #include "simulator/core/trace.h"
+#include "simulator/cost/cost_model.h"
 #include "simulator/sched/scheduler.h"
 #include "simulator/sched/stats.h"
 
@@ -131,12 +133,11 @@ class CoreModel {
   void RemoteSemAdd(uint32_t index, uint32_t value, TraceSource source);
   // Tracing: records the state of S/E[index] after a change made by `sync_source_`.
   void TraceSync(bool event, uint32_t index);
-  // PE pipeline (docs/chip-model.md §2): the earliest issue of `inst` given the systolic array
-  // and the weight-load unit, and the bookkeeping at its issue; returns the sequencer's own
-  // occupancy (a matmul or weight load frees the sequencer after issue).
-  TimePs PeReadyAt(const isa::Instruction& inst) const;
-  DurationPs PeIssued(const isa::Instruction& inst, TimePs now, DurationPs occupancy,
-                      const Clock& clock);
+  // A PE unit instruction (PePipeline::Handles) issuing now: books the array / weight-load
+  // unit (pe_pipeline.h), records its passes as busy time, instructions and trace entries, and
+  // schedules its completion; returns the sequencer's own occupancy.
+  DurationPs IssuePeUnit(int engine, const isa::Instruction& inst,
+                         const cost::InstructionCost& cost, uint32_t traced);
   void Fail(Status status);
   std::string Where(const EngineState& e) const;
 
@@ -151,9 +152,7 @@ class CoreModel {
   uint64_t hbm_read_bytes_ = 0;
   uint64_t hbm_write_bytes_ = 0;
   TimePs last_activity_ps_ = 0;
-  TimePs pe_array_free_ps_ = 0;        // the array finishes its current matmul/transpose
-  TimePs pe_weights_ready_ps_ = 0;     // the last weight load has landed
-  TimePs pe_weight_unit_free_ps_ = 0;  // the weight-load unit can start another load
+  PePipeline pe_;  // TensorE's array and weight-load unit
   collective::CollectivePort* collectives_ = nullptr;
   CoreModel* peer_ = nullptr;
   DebugOutput* debug_ = nullptr;
