@@ -6,7 +6,8 @@
 // PE exception: the sequencer hands multiply_moving / nc_transpose to the systolic array and
 // load_stationary to the weight-load unit and is free again after control_cycles; a matmul
 // issues when the array is free and the weights have landed, a load when the unit is free — so
-// the next weights load in the background while the array streams (docs/chip-model.md §2).
+// the next weights load in the background while the array streams; pe_pipeline.h times both
+// units (passes, fill, drain, the dI/dt limiter; docs/chip-model.md §2).
 // It issues instruction i at the first instant when (a) the engine is free — the previous
 // instruction's occupancy (cost/cost_model.h, in the engine's clock) has elapsed — and (b) all
 // of i's waits hold (a barrier: every earlier instruction of the engine has completed,

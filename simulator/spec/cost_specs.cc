@@ -60,7 +60,8 @@ CostSpec Trainium2CostSpec() {
   // profile images nki/img/how-to/v{2,3}-{pe,zoom}.png; C-8 = tools/neuron-explorer/glossary.rst,
   // overview-summary-page.rst ("Understanding throttling"), troubleshooting.rst.
   c.pe_fp32_passes = 2;     // C-6: 65,536 matmul instructions for 32,768 fp32 nc_matmul calls
-  c.pe_fill_cycles = 0;     // C-6: fitted to v2's TensorE active time (placeholder, see below)
+  c.pe_fill_cycles = 92;    // C-6: fitted to v2's TensorE active time, 34.82 ms (v2's 32,768
+                            // matmuls each find the array idle; 0 gives 33.57 ms)
   c.pe_drain_cycles = 420;  // C-6: v3-zoom.png, a back-to-back fp32 pass shows ~602 ns for a
                             // 427 ns (1024-cycle) stream: ~175 ns = 420 cycles of drain
   c.pe_didt_start_limit_permille = 500;  // C-8: "starts at roughly 50% utilization"
