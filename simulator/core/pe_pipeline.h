@@ -9,8 +9,9 @@
 //   * Passes: an fp32 matmul or weight load (not fp32r, and neither `transpose` nor `onezero`)
 //     issues on the hardware as `pe_fp32_passes` (2) instructions, each taking an equal share
 //     of the instruction's cycles; the second pass follows the first back to back. Every
-//     other instruction is one pass. Passes are what the device profile shows and what the
-//     engine's instruction count counts; the instruction's effect is applied once (at issue).
+//     other instruction is one pass. Passes are what the device profile shows (one entry
+//     each); the execution statistics count the instruction once, and its effect is applied
+//     once (at issue).
 //   * Fill: a pass that starts on an idle array — the array finished streaming before this
 //     instruction could issue, or nothing streamed yet — waits `pe_fill_cycles` before its
 //     data streams. A pass that issues while the previous one still streams starts streaming

@@ -18,6 +18,21 @@ one PSUM [128, 512] fp32 tile accumulating over K.
       lhsT block as 8 [128, 2048] rows; each output tile's 8 matmuls accumulate in PSUM and are
       added into its SBUF partial sum (tensor_tensor add); the partial sums of a row are packed
       into one [128, 1024] tile (tensor_copy) and stored with one DMA.
+Two deviations, because the tutorial's fp32 code needs more SBUF than a kernel gets (NKI's
+total_available_sbuf_size: 212,984 bytes per partition on trn2), and trnsim's allocator refuses
+it rather than guess what AWS's compiler did:
+  v4  keeps both rhs strips of a block live (2 x 64 tiles x 2 KiB) next to the two lhsT strips
+      (2 x 64 x 512 B): 320 KiB per partition. Here the block's rhs strips are loaded one at a
+      time and the block's output tiles computed strip by strip (bn outside bm): the same
+      loads, matmuls and stores.
+  v5  keeps the partial sums of both M blocks (2 x 16 x 2 tiles x 2 KiB = 128 KiB) next to the
+      operand rows (64 + 32 KiB) and the packing tile: 228 KiB per partition. Here the M block
+      loop is outermost (one M block's partial sums live at a time): the same matmuls and
+      lhsT loads, the rhs rows loaded once per M block (twice in all, +25% DMA bytes). With
+      only ~44 KiB free, the next K block's operand rows cannot all be loaded while the current
+      one computes, so the PE waits at each K block boundary: the simulated total is ~8% over
+      the measurement while the TensorE active time is within 1% (AWS's compiler evidently
+      overlapped them).
 Every dma_copy is issued from GpSimd with software descriptor generation (`engine=gpsimd,
 dge_mode=swdge`): the tutorial's kernels leave both unset, and its profiles show the DMAs as
 "dynamic" (software DGE: "Dynamic Dma Packet Percent 100%") with GpSimd issuing one burst per
@@ -31,10 +46,12 @@ active time (union of every transfer's [start, end) in the profile) of v2–v5; 
 active time.
 
 Size: each version multiplies [4096 x 8192] by [8192 x 8192] — 550 GFLOP of fp32 arithmetic the
-emulator really does (minutes of host time per version). `TRNSIM_FIDELITY_C6_SCALE=8` (or any
-power of two up to 16) divides M by that factor for a quick look — the same kernels on fewer m
-tiles/blocks; the rows are then scaled back by the factor (the m loop is the outermost loop of
-v2-v4, and v5 repeats its m blocks identically) and marked as not counted.
+emulator really does: 1.5–6 minutes of host time per version on the 2-core development VM
+(tracing 65,536 DMAs takes most of v2's). `TRNSIM_FIDELITY_C6_SCALE=16` (or 2, 4, 8) divides M
+by that factor for a quick look — the same kernels on fewer m tiles; times are multiplied back
+by the factor and the rows are not counted. v5 needs a factor of at most 2 (its M block is 16
+tiles) and is skipped otherwise; v3 and v4 come out a few % high scaled because their start-up
+(loading the first lhsT strips before the first matmul) is multiplied too.
 """
 
 import os
