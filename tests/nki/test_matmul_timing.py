@@ -13,7 +13,10 @@ Expectations (trn2 and trn3 alike, one NeuronCore, LNC=1):
   - matmul_naive: every matmul waits for its own two loads, 16384 dma_copy instructions in
     all. Each costs its issuing engine the DMA issue time (600 ns, docs/chip-model.md §3), so
     issuing them alone keeps SP busy for ~9.8 ms — SP is the bottleneck (measured: 17.8% of
-    peak, SP 100% busy, PE 19%), before the ~1 TB/s of DMA payload it would also need.
+    peak, SP 100% busy, PE 45%), before the ~1 TB/s of DMA payload it would also need. The PE
+    is busy longer than its 8192 x 213 ns of streaming (18%) because every matmul waits for its
+    loads: it finds the array idle (fill), shows its drain, and with the array under half
+    utilised the dI/dt limit keeps re-engaging (docs/chip-model.md §2 "PE dynamics").
     Asserted: at most 0.75 of the blocked kernel's fraction, SP saturated, PE under half busy.
 The latency is the benchmark interface's simulated p50, in microseconds.
 """
