@@ -46,8 +46,9 @@ active time (union of every transfer's [start, end) in the profile) of v2–v5; 
 active time.
 
 Size: each version multiplies [4096 x 8192] by [8192 x 8192] — 550 GFLOP of fp32 arithmetic the
-emulator really does: 1.5–6 minutes of host time per version on the 2-core development VM
-(tracing 65,536 DMAs takes most of v2's). `TRNSIM_FIDELITY_C6_SCALE=16` (or 2, 4, 8) divides M
+emulator really does: 45 s (v4, v5), 59 s (v3) and 103 s (v2) of host time, tracing and
+profile included — about 4.2 minutes for the four — on the 2-core development VM at a load
+average of ~4 (v2 took 350 s at ~8). `TRNSIM_FIDELITY_C6_SCALE=16` (or 2, 4, 8) divides M
 by that factor for a quick look — the same kernels on fewer m tiles; times are multiplied back
 by the factor and the rows are not counted. v5 needs a factor of at most 2 (its M block is 16
 tiles) and is skipped otherwise; v3 and v4 come out a few % high scaled because their start-up
