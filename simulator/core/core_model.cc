@@ -37,7 +37,8 @@ CoreModel::CoreModel(Scheduler& scheduler, const ChipSpec& chip, DmaFabric& fabr
       fabric_(fabric),
       fabric_core_(fabric_core),
       run_(run),
-      base_priority_(base_priority) {
+      base_priority_(base_priority),
+      pe_(chip.cost) {
   for (int e = 0; e < isa::kEngineCount; ++e) {
     engines_[e].kind = isa::Engine(e);
     engines_[e].program = run.programs[e];
@@ -58,6 +59,7 @@ void CoreModel::Start() {
   s.event.fill(0);
   s.issued.fill(0);
   pair_barriers_.fill(0);
+  pe_.Reset();
   for (int e = 0; e < isa::kEngineCount; ++e)
     if (!engines_[e].ended) PostTry(e, scheduler_.Now());
 }
@@ -285,8 +287,9 @@ void CoreModel::Try(int engine) {
     return;
   }
   const Instruction& inst = insts[e.pc];
-  if (e.kind == isa::Engine::kPe) {
-    const TimePs ready = PeReadyAt(inst);
+  const bool pe_unit = e.kind == isa::Engine::kPe && PePipeline::Handles(inst);
+  if (pe_unit) {
+    const TimePs ready = pe_.ReadyAt(inst);
     if (now < ready) {
       PostTry(engine, ready);
       return;
@@ -366,15 +369,27 @@ void CoreModel::Try(int engine) {
     if (inst.opcode == Opcode::kSemUpdate) TraceSync(false, inst.index);
     if (inst.opcode == Opcode::kEventSet || inst.opcode == Opcode::kEventClear)
       TraceSync(true, inst.index);
-    trace_->SetDuration(traced, occupancy);
+    if (!pe_unit) trace_->SetDuration(traced, occupancy);
   }
 
-  e.busy.RecordBusy(now, now + occupancy);
-  e.stats.instructions++;
   // The PE sequencer hands matmuls and weight loads to the array and the weight-load unit and
-  // moves on after issuing; those units stay busy for the instruction's occupancy.
+  // moves on after issuing; those units time them (pe_pipeline.h).
   DurationPs sequencer_ps = occupancy;
-  if (e.kind == isa::Engine::kPe) sequencer_ps = PeIssued(inst, now, occupancy, clock);
+  if (pe_unit) {
+    sequencer_ps = IssuePeUnit(engine, inst, cost, traced);
+  } else {
+    e.busy.RecordBusy(now, now + occupancy);
+    e.stats.instructions++;
+    e.last_activity_ps = std::max(e.last_activity_ps, now + occupancy);
+    last_activity_ps_ = std::max(last_activity_ps_, now + occupancy);
+    if (!async) {
+      ++e.outstanding;
+      const Instruction* p = &inst;
+      scheduler_.Schedule(
+          now + occupancy + latency, [this, engine, p, traced] { Complete(engine, p, traced); },
+          PriorityOf(engine));
+    }
+  }
   if (inst.opcode == Opcode::kMultiplyMoving) {
     const isa::AccessPattern& mv = inst.ap[1];
     const isa::AccessPattern& dst = inst.ap[0];
@@ -382,15 +397,6 @@ void CoreModel::Try(int engine) {
                      dst.num_partitions * dst.FreeElements();
   }
   e.free_at_ps = now + sequencer_ps;
-  e.last_activity_ps = std::max(e.last_activity_ps, now + occupancy);
-  last_activity_ps_ = std::max(last_activity_ps_, now + occupancy);
-  if (!async) {
-    ++e.outstanding;
-    const Instruction* p = &inst;
-    scheduler_.Schedule(
-        now + occupancy + latency, [this, engine, p, traced] { Complete(engine, p, traced); },
-        PriorityOf(engine));
-  }
   e.pc = next;
   if (ended) {
     e.ended = true;
@@ -399,38 +405,28 @@ void CoreModel::Try(int engine) {
   PostTry(engine, e.free_at_ps);
 }
 
-TimePs CoreModel::PeReadyAt(const Instruction& inst) const {
-  switch (inst.opcode) {
-    case Opcode::kMultiplyMoving:
-    case Opcode::kNcTranspose:
-      return std::max(pe_array_free_ps_, pe_weights_ready_ps_);
-    case Opcode::kLoadStationary:
-      return pe_weight_unit_free_ps_;
-    default:
-      return 0;
+DurationPs CoreModel::IssuePeUnit(int engine, const Instruction& inst,
+                                  const cost::InstructionCost& cost, uint32_t traced) {
+  EngineState& e = engines_[engine];
+  const TimePs now = scheduler_.Now();
+  const PeIssue issue = pe_.Issue(inst, now, cost);
+  for (int p = 0; p < issue.passes; ++p) {
+    const PePass& pass = issue.pass[size_t(p)];
+    e.busy.RecordBusy(pass.start_ps, pass.start_ps + pass.duration_ps);
+    if (trace_ && p == 0) trace_->SetDuration(traced, pass.duration_ps);
+    if (trace_ && p > 0) trace_->AddPass(traced, pass.start_ps, pass.duration_ps);
   }
-}
-
-DurationPs CoreModel::PeIssued(const Instruction& inst, TimePs now, DurationPs occupancy,
-                               const Clock& clock) {
-  const DurationPs issue_ps = clock.CyclesToPs(uint64_t(std::max(1, chip_.cost.control_cycles)));
-  switch (inst.opcode) {
-    case Opcode::kMultiplyMoving:
-      // The array streams the moving operand; the weights were latched at the start, so the
-      // next load may begin at once (background weight load).
-      pe_array_free_ps_ = now + occupancy;
-      return std::min(issue_ps, occupancy);
-    case Opcode::kNcTranspose:  // streams through the array and leaves `in` as the weights
-      pe_array_free_ps_ = now + occupancy;
-      pe_weights_ready_ps_ = now + occupancy;
-      return std::min(issue_ps, occupancy);
-    case Opcode::kLoadStationary:
-      pe_weights_ready_ps_ = now + occupancy;
-      pe_weight_unit_free_ps_ = now + occupancy;
-      return std::min(issue_ps, occupancy);
-    default:
-      return occupancy;
-  }
+  // Statistics count ISA instructions (each executes once: the reference interpreter's steps);
+  // the passes are the profile's entries.
+  e.stats.instructions++;
+  e.last_activity_ps = std::max(e.last_activity_ps, issue.end_ps);
+  last_activity_ps_ = std::max(last_activity_ps_, issue.end_ps);
+  ++e.outstanding;
+  const Instruction* p = &inst;
+  scheduler_.Schedule(
+      issue.complete_ps, [this, engine, p, traced] { Complete(engine, p, traced); },
+      PriorityOf(engine));
+  return issue.sequencer_ps;
 }
 
 std::string CoreModel::StuckReport() const {

@@ -6,7 +6,8 @@
 // PE exception: the sequencer hands multiply_moving / nc_transpose to the systolic array and
 // load_stationary to the weight-load unit and is free again after control_cycles; a matmul
 // issues when the array is free and the weights have landed, a load when the unit is free — so
-// the next weights load in the background while the array streams (docs/chip-model.md §2).
+// the next weights load in the background while the array streams; pe_pipeline.h times both
+// units (passes, fill, drain, the dI/dt limiter; docs/chip-model.md §2).
 // It issues instruction i at the first instant when (a) the engine is free — the previous
 // instruction's occupancy (cost/cost_model.h, in the engine's clock) has elapsed — and (b) all
 // of i's waits hold (a barrier: every earlier instruction of the engine has completed,
@@ -39,7 +40,9 @@
 #include "simulator/core/dma_fabric.h"
 #include "simulator/core/dma_split.h"
 #include "simulator/core/execution.h"
+#include "simulator/core/pe_pipeline.h"
 #include "simulator/core/trace.h"
+#include "simulator/cost/cost_model.h"
 #include "simulator/sched/scheduler.h"
 #include "simulator/sched/stats.h"
 
@@ -137,12 +140,11 @@ class CoreModel {
   void RemoteSemAdd(uint32_t index, uint32_t value, TraceSource source);
   // Tracing: records the state of S/E[index] after a change made by `sync_source_`.
   void TraceSync(bool event, uint32_t index);
-  // PE pipeline (docs/chip-model.md §2): the earliest issue of `inst` given the systolic array
-  // and the weight-load unit, and the bookkeeping at its issue; returns the sequencer's own
-  // occupancy (a matmul or weight load frees the sequencer after issue).
-  TimePs PeReadyAt(const isa::Instruction& inst) const;
-  DurationPs PeIssued(const isa::Instruction& inst, TimePs now, DurationPs occupancy,
-                      const Clock& clock);
+  // A PE unit instruction (PePipeline::Handles) issuing now: books the array / weight-load
+  // unit (pe_pipeline.h), records its passes as busy time, instructions and trace entries, and
+  // schedules its completion; returns the sequencer's own occupancy.
+  DurationPs IssuePeUnit(int engine, const isa::Instruction& inst,
+                         const cost::InstructionCost& cost, uint32_t traced);
   void Fail(Status status);
   std::string Where(const EngineState& e) const;
 
@@ -157,9 +159,7 @@ class CoreModel {
   uint64_t hbm_read_bytes_ = 0;
   uint64_t hbm_write_bytes_ = 0;
   TimePs last_activity_ps_ = 0;
-  TimePs pe_array_free_ps_ = 0;        // the array finishes its current matmul/transpose
-  TimePs pe_weights_ready_ps_ = 0;     // the last weight load has landed
-  TimePs pe_weight_unit_free_ps_ = 0;  // the weight-load unit can start another load
+  PePipeline pe_;  // TensorE's array and weight-load unit
   collective::CollectivePort* collectives_ = nullptr;
   CoreModel* peer_ = nullptr;
   DebugOutput* debug_ = nullptr;

@@ -1,6 +1,7 @@
 #include "simulator/core/trace.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "simulator/isa/opcode.h"
 #include "simulator/isa/text.h"
@@ -60,6 +61,16 @@ uint32_t TraceRecorder::DmaSubmitted(int queue, uint64_t bytes, isa::Memory sour
   d.instruction = instruction;
   trace_->dmas.push_back(d);
   return uint32_t(trace_->dmas.size() - 1);
+}
+
+uint32_t TraceRecorder::AddPass(uint32_t instruction, TimePs start_ps, DurationPs duration_ps) {
+  TraceInstruction pass = trace_->instructions[instruction];
+  pass.start_ps = start_ps;
+  pass.duration_ps = duration_ps;
+  pass.wait_ps = 0;
+  pass.waits.clear();
+  trace_->instructions.push_back(std::move(pass));
+  return uint32_t(trace_->instructions.size() - 1);
 }
 
 void TraceRecorder::DmaLanded(uint32_t dma, TimePs end_ps, const DmaLanding& landing) {

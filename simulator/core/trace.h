@@ -6,7 +6,10 @@
 // submission, sync updates by the instant they applied):
 //   TraceInstruction  one issued instruction: core, engine, pc, mnemonic and operand text, issue
 //                     time, occupancy, the time it stalled before issuing, and for every
-//                     semaphore/event it waited on the event whose update it last saw;
+//                     semaphore/event it waited on the event whose update it last saw. An
+//                     instruction the hardware issues as several passes (fp32 matmuls and weight
+//                     loads, simulator/core/pe_pipeline.h) has one entry per pass, same pc, the
+//                     later ones without waits, in pass order right after the first;
 //   TraceDma          one transfer on a DMA queue: bytes, submission, first byte, landing, the
 //                     memory kinds of its two sides and the instruction that started it;
 //   TraceDmaPart      what one DMA engine did for a transfer: its payload bytes (0 for an
@@ -114,6 +117,10 @@ class TraceRecorder {
   void SetDuration(uint32_t instruction, DurationPs duration_ps) {
     trace_->instructions[instruction].duration_ps = duration_ps;
   }
+  // A further pass of `instruction` as the hardware issues it (an fp32 matmul is two
+  // instructions there, simulator/core/pe_pipeline.h): a copy of its entry with its own start
+  // and duration, no waits and no stall. Returns the new entry's index.
+  uint32_t AddPass(uint32_t instruction, TimePs start_ps, DurationPs duration_ps);
   // A semaphore (event = false) or event changed to `value` at `now_ps` by `source`.
   void SyncUpdate(bool event, uint32_t index, uint32_t value, TimePs now_ps, TraceSource source);
   // A transfer handed to `queue` now by instruction `instruction`; returns its index.

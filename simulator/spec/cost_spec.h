@@ -62,6 +62,19 @@ struct CostSpec {
   int pe_double_row_factor = 0;            // fp8 double_row: moving/stationary rows per pass
   int pe_fast_load_stationary_factor = 0;  // LoadStationary this much faster than MM
 
+  // ---- TensorE dynamics (issue 18 mechanism 3; simulator/core/pe_pipeline.h, pe_throttle.h) --
+  int pe_fp32_passes = 0;   // an fp32 matmul / weight load issues as this many instructions
+  int pe_fill_cycles = 0;   // a pass starting on an idle array waits this long before streaming
+  int pe_drain_cycles = 0;  // a pass's results reach PSUM this long after its stream ends
+  // The dI/dt current limiter: after a quiet period the array streams at the start limit,
+  // rising to full over the ramp in equal steps; it engages again when the array's utilisation
+  // over a trailing window falls below the engage threshold. Start >= 1000 or ramp 0: off.
+  int pe_didt_start_limit_permille = 0;
+  uint64_t pe_didt_ramp_ps = 0;
+  int pe_didt_ramp_steps = 0;
+  uint64_t pe_didt_window_ps = 0;
+  int pe_didt_engage_permille = 0;
+
   // ---- DMA engines (mechanism: DMA engines as engines, docs/calibration.md §3) ----------
   int dma_engines_per_core = 0;
   uint64_t dma_engine_bytes_per_s = 0;           // one engine's wire rate (SBUF reads, writes)

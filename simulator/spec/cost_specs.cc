@@ -55,6 +55,20 @@ CostSpec Trainium2CostSpec() {
   c.pe_fp32_onezero_speedup = 2;         // [ISA] onezero fp32 operand: up to 2x faster
   c.pe_double_row_factor = 2;            // [NKI-ARCH-TRN2] double FP8: K=256 at bf16 K=128 time
   c.pe_fast_load_stationary_factor = 4;  // [NKI-ARCH-V2] [PERF] fast LS up to 4x faster
+  // TensorE dynamics (issue 18 mechanism 3, docs/calibration.md §1 "TensorE dynamics").
+  // C-6 = trainium-measurements.md C-6, nki/guides/tutorials/kernel-optimization.rst and its
+  // profile images nki/img/how-to/v{2,3}-{pe,zoom}.png; C-8 = tools/neuron-explorer/glossary.rst,
+  // overview-summary-page.rst ("Understanding throttling"), troubleshooting.rst.
+  c.pe_fp32_passes = 2;     // C-6: 65,536 matmul instructions for 32,768 fp32 nc_matmul calls
+  c.pe_fill_cycles = 92;    // C-6: fitted to v2's TensorE active time, 34.82 ms (v2's 32,768
+                            // matmuls each find the array idle; 0 gives 33.57 ms)
+  c.pe_drain_cycles = 420;  // C-6: v3-zoom.png, a back-to-back fp32 pass shows ~602 ns for a
+                            // 427 ns (1024-cycle) stream: ~175 ns = 420 cycles of drain
+  c.pe_didt_start_limit_permille = 500;  // C-8: "starts at roughly 50% utilization"
+  c.pe_didt_ramp_ps = 3'000'000;         // C-8: "ramps to full over about the first ~3 us"
+  c.pe_didt_ramp_steps = 8;              // assumption: the limit (a ratio K/N) rises in steps
+  c.pe_didt_window_ps = 3'000'000;       // C-8: "below 50% over any ~3 microsecond window"
+  c.pe_didt_engage_permille = 500;       // C-8: "... below 50% ..."
   // DMA engines as engines (docs/calibration.md §3; measurements C-1..C-4 of
   // shared/reference/trainium-measurements.md). The data engine of C-1 (one dma_copy of
   // A[4,4096] bf16 HBM->SBUF: 4 rows of 8 KiB on engine 0, then its 4-byte semaphore) is busy

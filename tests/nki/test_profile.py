@@ -167,8 +167,9 @@ def test_instruction_rows_name_the_kernel_line(matmul_profile):
     by_opcode = {}
     for row in rows["instruction"]:
         by_opcode.setdefault(row["opcode"], []).append(row)
-    # Two K tiles: a weight load and a matmul each, both made by the one nc_matmul call.
-    assert len(by_opcode["load_stationary"]) == 2 and len(by_opcode["multiply_moving"]) == 2
+    # Two K tiles: a weight load and a matmul each, both made by the one nc_matmul call; fp32,
+    # so each is two passes, two profile rows (docs/chip-model.md §2 "PE dynamics").
+    assert len(by_opcode["load_stationary"]) == 4 and len(by_opcode["multiply_moving"]) == 4
     for row in by_opcode["load_stationary"] + by_opcode["multiply_moving"]:
         assert row["nki_source_location"] == _location("MATMUL")
         assert row["nki_api"] == "nisa.nc_matmul"
@@ -200,7 +201,9 @@ def test_the_summary_costs_each_line(matmul_profile):
     by_line = {r["line"]: r for r in kernel}
     matmul = by_line[LINES["MATMUL"]]
     assert matmul["calls"] == ["nisa.nc_matmul"]
-    assert matmul["engines"]["pe"]["instructions"] == 4
+    # 2 K tiles x (weight load + matmul) x 2 fp32 passes.
+    assert matmul["engines"]["pe"]["instructions"] == 8
+    assert run["cores"][0]["engines"]["pe"]["matmul_instructions"] == 4
     # Every PE instruction is the matmul line's, so its busy time is PE's busy time.
     pe_busy = run["cores"][0]["engines"]["pe"]["busy_ps"]
     builder = [r for r in lines if not r["from_kernel"]]

@@ -75,6 +75,7 @@ ExecutionSummary Summarize(const Profile& profile, const Execution& x) {
     busy[{t.core, t.engine}].Add(t.start_ps, t.start_ps + t.duration_ps);
     e.wait_ps += t.wait_ps;
     e.instructions++;
+    if (t.opcode == "multiply_moving") e.matmul_instructions++;
     last_end = std::max(last_end, t.start_ps + t.duration_ps);
     if (t.wait_ps > 0) {
       StallSummary& st = stalls[{t.core, t.engine, StallTarget(t)}];
@@ -216,7 +217,8 @@ std::string SummaryJson(const Profile& profile) {
         engines[profile.engines[size_t(e)]] = {{"busy_ps", es.busy_ps},
                                                {"busy_percent", 100.0 * es.busy_fraction},
                                                {"wait_ps", es.wait_ps},
-                                               {"instructions", es.instructions}};
+                                               {"instructions", es.instructions},
+                                               {"matmul_instructions", es.matmul_instructions}};
       }
       cores.push_back({{"core", c.core},
                        {"hbm_read_bytes", c.hbm_read_bytes},

@@ -18,6 +18,8 @@ namespace trnsim::neuron_profile {
 
 struct EngineSummary {
   uint64_t busy_ps = 0, wait_ps = 0, instructions = 0;
+  // multiply_moving entries: AWS's "Matmul Instruction Count" (an fp32 matmul is two).
+  uint64_t matmul_instructions = 0;
   double busy_fraction = 0.0;  // busy_ps / total_ps
 };
 

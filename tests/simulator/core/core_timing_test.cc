@@ -86,19 +86,26 @@ TEST(CoreTimingTest, WeightsLoadInTheBackgroundWhileTheArrayStreams) {
   const std::string mm =
       "multiply_moving dst=psum[p0:128, bank0 + [512 x 1]] fp32 moving=sbuf[p0:128, 4096 + "
       "[512 x 1]] bf16 first last";
+  // The dI/dt limiter off (pe_dynamics_test.cc covers it), so the matmuls stream at full rate.
+  ChipSpec chip = kChip;
+  chip.cost.pe_didt_start_limit_permille = 1000;
   Core c;
   c.Add(".engine pe\n" + load + "\n" + mm + "\n" + load + "\n" + mm + "\nnotify_end\n");
-  StatusOr<ExecutionResult> r = RunOne(c);
+  CoreRun run = c.Run();
+  StatusOr<ExecutionResult> r = Execute(chip, std::span<const CoreRun>(&run, 1), {});
   ASSERT_TRUE(r.ok()) << r.status().message();
   const DurationPs load_ps = CostPs(load, isa::Engine::kPe), mm_ps = CostPs(mm, isa::Engine::kPe);
   ASSERT_GT(load_ps, 0u);
-  // The second load overlaps the first matmul: the array is busy load + 2 matmuls, not 2 + 2.
-  EXPECT_EQ(r->cores[0].engines[int(isa::Engine::kPe)].busy_ps, load_ps + 2 * mm_ps);
-  // Done when the second matmul's results are visible: one load, two matmuls, its latency.
-  const cost::InstructionCost mm_cost =
-      cost::EstimateCost(isa::ParseInstruction(mm).value(), isa::Engine::kPe, kChip.cost);
-  EXPECT_EQ(r->cores[0].duration_ps,
-            load_ps + 2 * mm_ps + mm_cost.clock().CyclesToPs(mm_cost.access_latency_cycles));
+  const Clock pe = Clock::FromHz(chip.cost.pe_clock_hz);
+  const DurationPs fill_ps = pe.CyclesToPs(uint64_t(chip.cost.pe_fill_cycles));
+  const DurationPs drain_ps = pe.CyclesToPs(uint64_t(chip.cost.pe_drain_cycles));
+  // The second load overlaps the first matmul, and the second matmul streams right after the
+  // first (no fill): the PE is busy for one load, the first matmul's fill, two streams and the
+  // second's drain — not 2 loads + 2 matmuls.
+  EXPECT_EQ(r->cores[0].engines[int(isa::Engine::kPe)].busy_ps,
+            load_ps + fill_ps + 2 * mm_ps + drain_ps);
+  // Done when the second matmul's results have drained into PSUM.
+  EXPECT_EQ(r->cores[0].duration_ps, load_ps + fill_ps + 2 * mm_ps + drain_ps);
 }
 
 TEST(CoreTimingTest, ADeadlockIsATimeoutNamingTheStuckEngines) {
