@@ -93,6 +93,7 @@ py::dict ChipInfo(const std::string& chip) {
   d["dma_engine_bytes_per_s"] = c.dma_engine_bytes_per_s;
   d["hbm_bytes_per_chip"] = spec->HbmBytes();
   d["hbm_bytes_per_s_per_chip"] = c.hbm_bytes_per_s_per_chip;
+  d["execution_overhead_ps"] = c.execution_overhead_ps;  // outside device time (calibration.md)
   d["hbm_bytes_per_s_per_core"] = c.HbmBytesPerSPerCore();
   int default_lnc = 0;
   d["instances"] = Instances(spec, &default_lnc);

@@ -60,6 +60,8 @@ void CoreModel::Start() {
   s.issued.fill(0);
   pair_barriers_.fill(0);
   pe_.Reset();
+  for (RawHazard& h : hazards_) h.Clear();
+  act_table_ = isa::ActTableSet::kNone;  // every execution starts without a table loaded
   for (int e = 0; e < isa::kEngineCount; ++e)
     if (!engines_[e].ended) PostTry(e, scheduler_.Now());
 }
@@ -124,8 +126,7 @@ std::string CoreModel::UnmetWait(const EngineState& e, const Instruction& inst) 
 
 void CoreModel::ApplySync(isa::UpdateOp op, uint32_t index, uint32_t value) {
   reference::ApplySyncUpdate(*run_.state, op, index, value);
-  if (trace_)
-    TraceSync(op == isa::UpdateOp::kEventSet || op == isa::UpdateOp::kEventClear, index);
+  if (trace_) TraceSync(op == isa::UpdateOp::kEventSet || op == isa::UpdateOp::kEventClear, index);
 }
 
 void CoreModel::TraceSync(bool event, uint32_t index) {
@@ -295,6 +296,12 @@ void CoreModel::Try(int engine) {
       return;
     }
   }
+  // Same-engine read-after-write: an input an earlier instruction of this engine is still
+  // writing must land first.
+  if (const TimePs ready = hazards_[engine].ReadyAt(inst, run_.state->regs[engine]); now < ready) {
+    PostTry(engine, ready);
+    return;
+  }
   if (!UnmetWait(e, inst).empty()) {
     if (!e.blocked) {
       e.blocked = true;
@@ -307,6 +314,12 @@ void CoreModel::Try(int engine) {
     waited_ps = now - e.blocked_since_ps;
     e.stats.wait_ps += waited_ps;
     e.blocked = false;
+  }
+  if (e.kind == isa::Engine::kAct) {
+    if (const isa::ActTableSet set = MissingActTable(inst); set != isa::ActTableSet::kNone) {
+      LoadActTable(engine, set, now, waited_ps);  // the activation issues once it is in
+      return;
+    }
   }
   uint32_t traced = 0;
   if (trace_) {
@@ -332,6 +345,8 @@ void CoreModel::Try(int engine) {
                          clock.CyclesToPs(uint64_t(std::max(1, chip_.cost.control_cycles))));
   }
   e.last_issue_ps = now;
+  // Busy time and profile span: the occupancy, plus ScalarE's pipeline (cost.latency_in_span).
+  const DurationPs span = occupancy + (cost.latency_in_span ? latency : 0);
 
   size_t next = e.pc + 1;
   bool ended = false;
@@ -369,7 +384,7 @@ void CoreModel::Try(int engine) {
     if (inst.opcode == Opcode::kSemUpdate) TraceSync(false, inst.index);
     if (inst.opcode == Opcode::kEventSet || inst.opcode == Opcode::kEventClear)
       TraceSync(true, inst.index);
-    if (!pe_unit) trace_->SetDuration(traced, occupancy);
+    if (!pe_unit) trace_->SetDuration(traced, span);
   }
 
   // The PE sequencer hands matmuls and weight loads to the array and the weight-load unit and
@@ -378,11 +393,12 @@ void CoreModel::Try(int engine) {
   if (pe_unit) {
     sequencer_ps = IssuePeUnit(engine, inst, cost, traced);
   } else {
-    e.busy.RecordBusy(now, now + occupancy);
+    e.busy.RecordBusy(now, now + span);
     e.stats.instructions++;
-    e.last_activity_ps = std::max(e.last_activity_ps, now + occupancy);
-    last_activity_ps_ = std::max(last_activity_ps_, now + occupancy);
+    e.last_activity_ps = std::max(e.last_activity_ps, now + span);
+    last_activity_ps_ = std::max(last_activity_ps_, now + span);
     if (!async) {
+      hazards_[engine].Record(inst, run_.state->regs[engine], now, now + occupancy + latency);
       ++e.outstanding;
       const Instruction* p = &inst;
       scheduler_.Schedule(

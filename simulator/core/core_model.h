@@ -41,8 +41,10 @@
 #include "simulator/core/dma_split.h"
 #include "simulator/core/execution.h"
 #include "simulator/core/pe_pipeline.h"
+#include "simulator/core/raw_hazard.h"
 #include "simulator/core/trace.h"
 #include "simulator/cost/cost_model.h"
+#include "simulator/isa/act_table.h"
 #include "simulator/sched/scheduler.h"
 #include "simulator/sched/stats.h"
 
@@ -145,6 +147,12 @@ class CoreModel {
   // schedules its completion; returns the sequencer's own occupancy.
   DurationPs IssuePeUnit(int engine, const isa::Instruction& inst,
                          const cost::InstructionCost& cost, uint32_t traced);
+  // core_act.cc: the activation table set `inst` needs when it is not the one loaded, else
+  // kNone; and the table load itself, which occupies ACT for act_table_load_ps from `now`
+  // after the activation's waits held (`waited_ps` of stall, recorded on the load), and counts
+  // as an ACT instruction (the hardware's table-load instruction).
+  isa::ActTableSet MissingActTable(const isa::Instruction& inst) const;
+  void LoadActTable(int engine, isa::ActTableSet set, TimePs now, DurationPs waited_ps);
   void Fail(Status status);
   std::string Where(const EngineState& e) const;
 
@@ -166,8 +174,10 @@ class CoreModel {
   uint32_t run_index_ = 0;
   // core_barrier instructions issued on this core per semaphore (the k of the k-th barrier).
   std::array<uint32_t, 256> pair_barriers_{};
-  std::unique_ptr<TraceRecorder> trace_;  // null unless tracing
-  TraceSource sync_source_;               // tracing: who the next ApplySync calls come from
+  std::array<RawHazard, isa::kEngineCount> hazards_;      // same-engine read-after-write
+  isa::ActTableSet act_table_ = isa::ActTableSet::kNone;  // the set ScalarE has loaded
+  std::unique_ptr<TraceRecorder> trace_;                  // null unless tracing
+  TraceSource sync_source_;  // tracing: who the next ApplySync calls come from
 };
 
 }  // namespace trnsim::simulator::core

@@ -17,8 +17,7 @@ uint32_t TraceRecorder::Issue(isa::Engine engine, uint32_t pc, const isa::Instru
   t.opcode = std::string(isa::Mnemonic(inst.opcode));
   // The text form is "[wait ...] <mnemonic> <operands> [then ...]"; drop the mnemonic token.
   std::string text = isa::FormatInstruction(inst);
-  for (size_t at = text.find(t.opcode); at != std::string::npos;
-       at = text.find(t.opcode, at + 1)) {
+  for (size_t at = text.find(t.opcode); at != std::string::npos; at = text.find(t.opcode, at + 1)) {
     const size_t end = at + t.opcode.size();
     if ((at == 0 || text[at - 1] == ' ') && (end == text.size() || text[end] == ' ')) {
       text.erase(at, end < text.size() ? t.opcode.size() + 1 : t.opcode.size());
@@ -33,10 +32,24 @@ uint32_t TraceRecorder::Issue(isa::Engine engine, uint32_t pc, const isa::Instru
     const uint16_t i = uint16_t(index % 256);
     t.waits.push_back({event, i, event ? last_event_[i] : last_semaphore_[i]});
   };
-  for (const isa::SyncWait& w : inst.Waits())
-    wait_on(w.kind != isa::WaitKind::kSemaphore, w.index);
+  for (const isa::SyncWait& w : inst.Waits()) wait_on(w.kind != isa::WaitKind::kSemaphore, w.index);
   if (inst.opcode == isa::Opcode::kSemWait) wait_on(false, inst.index);
   if (inst.opcode == isa::Opcode::kEventWait) wait_on(true, inst.index);
+  trace_->instructions.push_back(std::move(t));
+  return uint32_t(trace_->instructions.size() - 1);
+}
+
+uint32_t TraceRecorder::Segment(isa::Engine engine, std::string opcode, std::string operands,
+                                TimePs start_ps, DurationPs duration_ps, DurationPs wait_ps) {
+  TraceInstruction t;
+  t.core = core_;
+  t.engine = engine;
+  t.pc = kSegmentPc;
+  t.opcode = std::move(opcode);
+  t.operands = std::move(operands);
+  t.start_ps = start_ps;
+  t.duration_ps = duration_ps;
+  t.wait_ps = wait_ps;
   trace_->instructions.push_back(std::move(t));
   return uint32_t(trace_->instructions.size() - 1);
 }
@@ -49,8 +62,7 @@ void TraceRecorder::SyncUpdate(bool event, uint32_t index, uint32_t value, TimeP
 }
 
 uint32_t TraceRecorder::DmaSubmitted(int queue, uint64_t bytes, isa::Memory source,
-                                     isa::Memory destination, uint32_t instruction,
-                                     TimePs now_ps) {
+                                     isa::Memory destination, uint32_t instruction, TimePs now_ps) {
   TraceDma d;
   d.core = core_;
   d.queue = queue;

@@ -53,10 +53,13 @@ struct TraceWait {
   TraceSource satisfied_by;  // the last update of it before the instruction issued
 };
 
+// TraceInstruction::pc of engine work that is no instruction of the stream (a table load).
+inline constexpr uint32_t kSegmentPc = 0xFFFFFFFFu;
+
 struct TraceInstruction {
   int core = 0;  // chip-local physical core
   isa::Engine engine = isa::Engine::kSp;
-  uint32_t pc = 0;
+  uint32_t pc = 0;             // index in the engine's stream, or kSegmentPc
   std::string opcode;          // mnemonic, "multiply_moving"
   std::string operands;        // the rest of the instruction's text form (isa::FormatInstruction)
   TimePs start_ps = 0;         // issue
@@ -114,6 +117,10 @@ class TraceRecorder {
   // Returns its index; SetDuration fills the occupancy once the cost is known.
   uint32_t Issue(isa::Engine engine, uint32_t pc, const isa::Instruction& inst, TimePs now_ps,
                  DurationPs wait_ps);
+  // Work the engine does that is no instruction of its stream (ScalarE's activation table load:
+  // opcode "act_table_load", operands the set's name); its pc is kSegmentPc.
+  uint32_t Segment(isa::Engine engine, std::string opcode, std::string operands, TimePs start_ps,
+                   DurationPs duration_ps, DurationPs wait_ps);
   void SetDuration(uint32_t instruction, DurationPs duration_ps) {
     trace_->instructions[instruction].duration_ps = duration_ps;
   }

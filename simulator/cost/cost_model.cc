@@ -319,6 +319,10 @@ InstructionCost EstimateCost(const Instruction& inst, Engine engine, const CostS
     default:
       c.cycles = DatapathCycles(inst, engine, spec, info->cost_class);
       c.access_latency_cycles = static_cast<uint64_t>(spec.tensor_access_overhead_cycles);
+      if (engine == Engine::kAct) {  // [C-2] ScalarE: the pipeline's fill and drain
+        c.access_latency_cycles = static_cast<uint64_t>(spec.act_fixed_cycles);
+        c.latency_in_span = true;
+      }
       if (engine == Engine::kDve)
         c.dependent_overhead_cycles = static_cast<uint64_t>(spec.dve_dependent_overhead_cycles);
       break;

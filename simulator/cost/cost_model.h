@@ -35,6 +35,10 @@ struct InstructionCost {
   // Extra cycles the chip model adds when this DVE instruction depends on (or tightly follows)
   // the previous one [NKI-ARCH-V2] "~100 cycles static overhead"; 0 on other engines.
   uint64_t dependent_overhead_cycles = 0;
+  // True when the access latency is part of the instruction's own span — its busy time and its
+  // profile duration — though not of its occupancy: ScalarE's fixed pipeline cost
+  // (CostSpec::act_fixed_cycles), which the next instruction overlaps.
+  bool latency_in_span = false;
 
   Clock clock() const { return Clock::FromHz(clock_hz); }
   DurationPs OccupancyPs() const { return clock().CyclesToPs(cycles); }

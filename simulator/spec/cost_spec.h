@@ -87,6 +87,18 @@ struct CostSpec {
   uint64_t dma_hwdge_issue_ps = 0;       // issuing engine's cost: one hwdge DMA instruction
   uint64_t dma_swdge_descriptor_ps = 0;  // GpSimd's cost per engine's descriptors (swdge)
 
+  // ---- fixed costs (issue 18, mechanism 2; docs/calibration.md §1 "Fixed costs") -----------
+  // ScalarE pipeline fill and drain of every ACT datapath instruction, in ACT cycles: its
+  // results land this long after its initiation interval (replaces tensor_access_overhead on
+  // ACT) and its profile span covers it; the next ACT instruction still issues after the II.
+  int act_fixed_cycles = 0;
+  uint64_t act_table_load_ps = 0;  // ScalarE loads one activation table set (before the
+                                   // first activation of a set that is not loaded)
+  // Per-execution cost outside the device time: the runtime's submission of an execution
+  // (queue and descriptor-ring setup, doorbell) and its completion notification, as a caller
+  // timing nrt_execute sees them. Not part of the simulated duration (C-5 is device time).
+  uint64_t execution_overhead_ps = 0;
+
   // ---- HBM -------------------------------------------------------------------------------
   uint64_t hbm_bytes_per_s_per_chip = 0;
   int cores_sharing_hbm_bandwidth = 0;  // physical cores the chip's HBM bandwidth is split over

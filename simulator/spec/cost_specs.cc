@@ -92,6 +92,12 @@ CostSpec Trainium2CostSpec() {
   c.dma_hwdge_issue_ps = 600'000;      // C-3 [NKI-ARCH-TRN2] [DGE] ~600 ns per hwdge DMA
   c.dma_swdge_descriptor_ps = 16'000;  // assumption: GpSimd writes one engine's descriptors
                                        // per C-1's dispatch interval (plus GPSIMD_START)
+  // Fixed costs (issue 18, mechanism 2). [C-2] [C-5]: trainium-measurements.md.
+  c.act_fixed_cycles = 356;              // [C-2] exp [4,4096] bf16 spans 3.71 us = (4096 + 356)
+                                         // cycles at 1.2 GHz (nki/img/overviews/nki-dma-intro-3)
+  c.act_table_load_ps = 1'330'000;       // [C-2] the 1.33 us table-load segment, same image
+  c.execution_overhead_ps = 50'000'000;  // [C-7] intercept of the scoreboard's time-vs-FLOP
+                                         // line over its 10 lhsT x rhs sizes (50.3 us)
   // HBM: facts §1.1. CONFLICT: 2.9 TB/s [TRN2-CHIP] vs 3 TB/s [NKI-ARCH-TRN2]; chip page chosen.
   c.hbm_bytes_per_s_per_chip = 2'900'000'000'000;
   c.cores_sharing_hbm_bandwidth = 8;  // [TRN2-CHIP] 8 NeuronCores share 4 stacks

@@ -261,6 +261,7 @@ def test_chip_info_is_the_spec():
     assert trn2["pe_max_moving_free_fp32"] == 512 and trn2["pe_max_moving_free_bf16"] == 0
     assert trn2["dma_queues_per_core"] == 16 and trn2["dma_engines_per_core"] == 16
     assert trn2["hbm_bytes_per_s_per_chip"] == 2_900_000_000_000
+    assert trn2["execution_overhead_ps"] == 50_000_000  # C-7's intercept (calibration.md)
     assert trn2["default_lnc"] == 2
     assert [i["name"] for i in trn2["instances"]] == ["trn2.3xlarge", "trn2.48xlarge",
                                                       "trn2u.48xlarge"]

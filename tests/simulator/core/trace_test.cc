@@ -214,8 +214,12 @@ TEST(TraceTest, EachWaitNamesTheUpdateThatSatisfiedIt) {
                             "0 + [512 x 1]] fp32")
           .value(),
       isa::Engine::kAct, kChip.cost);
-  const TimePs visible = producer.start_ps + producer.duration_ps +
-                         cost.clock().CyclesToPs(cost.access_latency_cycles);
+  // Visible at issue + occupancy + access latency; on ACT the latency is ScalarE's fixed
+  // pipeline cost (act_fixed_cycles), which the traced duration already spans.
+  const TimePs visible =
+      producer.start_ps + cost.OccupancyPs() + cost.clock().CyclesToPs(cost.access_latency_cycles);
+  ASSERT_TRUE(cost.latency_in_span);
+  EXPECT_EQ(producer.start_ps + producer.duration_ps, visible);
   EXPECT_EQ(waiting.start_ps, visible);
   bool found = false;
   for (const TraceSyncUpdate& u : trace.sync_updates) {
