@@ -1,8 +1,8 @@
-// collective_bench: (a) the simulated all-reduce bus bandwidth of the NeuronLink cost model on
+// collective_bench: (a) the simulated all-reduce bus bandwidth of the collective cost model on
 // a trn2.48xlarge, 1 KiB .. 1 GiB, for several rank placements, as a ratio to the chip's
-// NeuronLink bandwidth; (b) the host wall time of one all-reduce through the CollectiveHub
-// with real data on real threads, next to the host's own limit (one thread summing the same
-// inputs) and to the simulated duration. See bench/README.md.
+// NeuronLink ports one way at the collective rate; (b) the host wall time of one all-reduce
+// through the CollectiveHub with real data on real threads, next to the host's own limit (one
+// thread summing the same inputs) and to the simulated duration. See bench/README.md.
 #include <benchmark/benchmark.h>
 
 #include <atomic>
@@ -23,6 +23,13 @@ namespace trnsim::simulator::collective {
 namespace {
 
 const InstanceSpec& Trn2() { return *FindInstanceSpec("trn2.48xlarge").value(); }
+
+// A chip's four NeuronLink ports one way at the rate collective traffic gets
+// (ChipSpec::cc_link_bytes_per_s_per_direction): what a whole-torus ring approaches.
+double CollectiveLinkOneWay() {
+  const ChipSpec& chip = *Trn2().chip;
+  return double(chip.cc_link_bytes_per_s_per_direction) * chip.neuronlink_ports;
+}
 
 // Placements. LNC 2: a chip holds four ranks, on physical cores 0, 2, 4, 6; chips in device
 // order (0..3 is one torus row).
@@ -56,10 +63,9 @@ void BM_SimBusBw(benchmark::State& state, Placement p) {
     cost = *c;
     benchmark::DoNotOptimize(cost.duration_ps);
   }
-  const double link = double(Trn2().chip->neuronlink_bytes_per_s_per_chip) / 2;
   state.counters["bus_bytes_per_s"] = cost.bus_bytes_per_s;
   state.counters["sim_us"] = double(cost.duration_ps) / 1e6;
-  state.counters["vs_link"] = cost.bus_bytes_per_s / link;
+  state.counters["vs_link"] = cost.bus_bytes_per_s / CollectiveLinkOneWay();
 }
 
 // (b): one all-reduce of `bytes` fp32 per rank among `ranks` threads (one per chip, ranks 4
@@ -132,10 +138,10 @@ class CollectiveReporter : public bench::RatioReporter {
 
  protected:
   void PrintRatios() override {
-    const double link = double(Trn2().chip->neuronlink_bytes_per_s_per_chip) / 2;
+    const double link = CollectiveLinkOneWay();
     std::printf(
         "\n(a) simulated all_reduce bus bandwidth on trn2.48xlarge, GB/s "
-        "(ratio to the chip's NeuronLink %.0f GB/s one way):\n",
+        "(ratio to the chip's 4 links one way at the collective rate, %.0f GB/s):\n",
         link / 1e9);
     std::printf("  %-9s", "size");
     for (const Placement& p : kPlacements) std::printf(" %18s", p.name);

@@ -11,6 +11,8 @@ namespace {
 
 namespace core = ::trnsim::simulator::core;
 
+constexpr int kMaxDmaEngines = 64;  // beyond any chip's DMA engines per core (16)
+
 Status Invalid(const std::string& what, const std::string& field, size_t item) {
   return InvalidError("neurond message: " + what + " ExecuteResponse.trace." + field + "[" +
                       std::to_string(item) + "]");
@@ -100,6 +102,15 @@ void ToProto(const core::ExecutionTrace& in, v1::ExecuteResponse::Trace* out) {
     o->set_destination(static_cast<uint32_t>(d.destination));
     o->set_instruction(d.instruction);
   }
+  out->mutable_dma_parts()->Reserve(static_cast<int>(in.dma_parts.size()));
+  for (const core::TraceDmaPart& p : in.dma_parts) {
+    v1::ExecuteResponse::TraceDmaPart* o = out->add_dma_parts();
+    o->set_dma(p.dma);
+    o->set_engine(p.engine);
+    o->set_bytes(p.bytes);
+    o->set_start_ps(p.start_ps);
+    o->set_end_ps(p.end_ps);
+  }
   out->mutable_sync_updates()->Reserve(static_cast<int>(in.sync_updates.size()));
   for (const core::TraceSyncUpdate& u : in.sync_updates) {
     v1::ExecuteResponse::TraceSyncUpdate* o = out->add_sync_updates();
@@ -159,6 +170,17 @@ StatusOr<core::ExecutionTrace> TraceFromProto(const v1::ExecuteResponse::Trace& 
     TRNSIM_ASSIGN_OR_RETURN(o.source, MemoryFromProto(d.source(), "dmas", item));
     TRNSIM_ASSIGN_OR_RETURN(o.destination, MemoryFromProto(d.destination(), "dmas", item));
     o.instruction = d.instruction();
+  }
+  out.dma_parts.reserve(in.dma_parts_size());
+  for (int n = 0; n < in.dma_parts_size(); ++n) {
+    const v1::ExecuteResponse::TraceDmaPart& p = in.dma_parts(n);
+    const size_t item = size_t(n);
+    if (p.dma() >= uint32_t(in.dmas_size()))
+      return Invalid("transfer out of range in", "dma_parts", item);
+    if (p.engine() < 0 || p.engine() >= kMaxDmaEngines)
+      return Invalid("DMA engine out of range in", "dma_parts", item);
+    if (p.end_ps() < p.start_ps()) return Invalid("end before start in", "dma_parts", item);
+    out.dma_parts.push_back({p.dma(), p.engine(), p.bytes(), p.start_ps(), p.end_ps()});
   }
   out.sync_updates.reserve(in.sync_updates_size());
   for (int n = 0; n < in.sync_updates_size(); ++n) {

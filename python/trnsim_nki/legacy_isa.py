@@ -382,6 +382,10 @@ def tensor_copy_predicated(*, src, dst, predicate, reverse_pred=False, mask=None
 
 # ---- DMA ----------------------------------------------------------------------------------------
 
+# Legacy dge_mode numbering (none 0, swdge 1, hwdge 2, unknown 3) to the current enum.
+_DGE_MODES = {dge_mode.none: ops_isa.dge_mode.none, dge_mode.swdge: ops_isa.dge_mode.swdge,
+              dge_mode.hwdge: ops_isa.dge_mode.hwdge}
+
 def dma_copy(*, dst, src, mask=None, dst_rmw_op=None, oob_mode=oob_mode.error,
              dge_mode=dge_mode.unknown):
     api = "nisa.dma_copy"
@@ -392,7 +396,8 @@ def dma_copy(*, dst, src, mask=None, dst_rmw_op=None, oob_mode=oob_mode.error,
     d, s = as_tile(dst, "dst", api), as_tile(src, "src", api)
     if empty(bounds):
         return None
-    ops_isa.dma_copy(checked(restrict(d, bounds)), checked(restrict(s, bounds)))
+    ops_isa.dma_copy(checked(restrict(d, bounds)), checked(restrict(s, bounds)),
+                     dge_mode=_DGE_MODES.get(dge_mode, ops_isa.dge_mode.unknown))
     return None
 
 

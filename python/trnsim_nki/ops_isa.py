@@ -208,11 +208,31 @@ def dma_copy(dst, src, priority=None, oob_mode=oob_mode.error, dge_mode=dge_mode
         raise NkiValueError(f"{api}: dst has {dst.size} elements {list(dst.shape)} and src "
                             f"{src.size} {list(src.shape)}")
     t = tr.current()
-    eng = resolve_engine(engine, _dma_engine(t, src), api,
-                         allowed=("sp", "act", "pool", "dve", "pe"))
+    mode = _dge_mode(dge_mode, api)
+    if mode == "swdge":  # GpSimd generates the descriptors, so GpSimd issues the DMA
+        eng = resolve_engine(engine, "pool", api, allowed=("pool",))
+    elif mode == "hwdge":  # the DGE blocks are commanded from SyncE or ScalarE only
+        eng = resolve_engine(engine, "sp", api, allowed=("sp", "act"))
+    else:
+        eng = resolve_engine(engine, _dma_engine(t, src), api,
+                             allowed=("sp", "act", "pool", "dve", "pe"))
     queue = t.next_dma_queue(min(DMA_QUEUES, t.info["dma_queues_per_core"]))
+    fields = [f"queue={queue}"] + ([mode] if mode in ("swdge", "hwdge") else [])
     return _emit(eng, "dma_copy", [Operand("dst", dst, write=True, read=False),
-                                   Operand("src", src)], [f"queue={queue}"], api, queue=queue)
+                                   Operand("src", src)], fields, api, queue=queue)
+
+
+def _dge_mode(value, api):
+    """The descriptor generation of a DMA (docs/isa.md §7.2): "swdge", "hwdge" or "none". The
+    compiler's choice for `unknown` is pre-built descriptors ("none"), as AWS's compiler chose
+    for the DMA overview's kernel (a static queue, qSyncIO0); docs/decisions.md, "DMA engines"."""
+    if value is None or value == dge_mode.unknown or value == dge_mode.none:
+        return "none"
+    if value == dge_mode.swdge:
+        return "swdge"
+    if value == dge_mode.hwdge:
+        return "hwdge"
+    raise NkiTypeError(f"{api}: dge_mode={value!r} is not an nki.isa.dge_mode")
 
 
 def _dma_engine(t, src):
@@ -237,7 +257,7 @@ def dma_transpose(dst, src, axes=None, priority=None, dge_mode=dge_mode.unknown,
         raise NkiNotImplementedError(api, "only an HBM source is supported (an on-chip source "
                                      "cannot be read with the partition dim permuted)")
     order = tuple(axes) if axes is not None else tuple(reversed(range(src.ndim)))
-    return dma_copy(dst, src.permute(order))
+    return dma_copy(dst, src.permute(order), dge_mode=dge_mode)
 
 
 def tensor_copy(dst, src, engine=engine.unknown, name=None):

@@ -77,8 +77,17 @@ Json Events(const ExecutionTrace& trace) {
                             {"wait_ps", t.wait_ps},
                             {"waits", std::move(waits)}});
   }
+  // Each transfer's DMA engines (docs/profiling.md §2): what every engine did for it.
+  std::vector<Json> parts(trace.dmas.size(), Json::array());
+  for (const simulator::core::TraceDmaPart& p : trace.dma_parts)
+    if (p.dma < parts.size())
+      parts[p.dma].push_back({{"engine", p.engine},
+                              {"bytes", p.bytes},
+                              {"start_ps", p.start_ps},
+                              {"end_ps", p.end_ps}});
   Json dmas = Json::array();
-  for (const simulator::core::TraceDma& d : trace.dmas)
+  for (size_t i = 0; i < trace.dmas.size(); ++i) {
+    const simulator::core::TraceDma& d = trace.dmas[i];
     dmas.push_back({{"core", d.core},
                     {"queue", d.queue},
                     {"bytes", d.bytes},
@@ -87,7 +96,9 @@ Json Events(const ExecutionTrace& trace) {
                     {"end_ps", d.end_ps},
                     {"source", std::string(isa::MemoryName(d.source))},
                     {"destination", std::string(isa::MemoryName(d.destination))},
-                    {"instruction", d.instruction}});
+                    {"instruction", d.instruction},
+                    {"engines", std::move(parts[i])}});
+  }
   Json updates = Json::array();
   for (const simulator::core::TraceSyncUpdate& u : trace.sync_updates)
     updates.push_back({{"core", u.core},

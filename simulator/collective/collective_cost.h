@@ -23,11 +23,30 @@ struct RankPlacement {
   int physical_core = 0;  // chip-local core that issued the collective
 };
 
+// The algorithm the runtime runs a collective with (docs/collectives.md "Algorithms").
+enum class CollectiveAlgorithm {
+  kNone,       // a group of one: nothing moves
+  kMesh,       // small chunks: routed writes straight to every peer, O(1) steps
+  kRdh,        // mid-size chunks: intra-chip stage + inter-chip recursive halving/doubling
+  kKangaRing,  // large chunks, 2+ ranks on every chip: a ring of primary ranks
+  kRing,       // large chunks otherwise: the hierarchical ring (intra-chip ring + chip rings)
+  kDirect,     // all_to_all and permute: one direct exchange
+};
+
+// The name nccom-test's --show-algorithm column prints: "mesh", "rdh", "kangaring", "ring";
+// "direct" and "none" for the rest.
+const char* CollectiveAlgorithmName(CollectiveAlgorithm algorithm);
+
 struct CollectiveCost {
   DurationPs duration_ps = 0;  // from the last arrival to the result on every member
-  std::string algorithm;       // e.g. "hierarchical: intra-chip ring + torus rings (4 channels)"
+  CollectiveAlgorithm algorithm_kind = CollectiveAlgorithm::kNone;
+  std::string algorithm;  // CollectiveAlgorithmName(algorithm_kind)
+  std::string detail;     // e.g. "hierarchical: intra-chip ring + torus rings (4 channels)"
+  // The fixed parts of duration_ps: ChipSpec::cc_fixed_ps and the algorithm's setup.
+  DurationPs fixed_ps = 0;
+  DurationPs setup_ps = 0;
   // The phases' step counts (0 when the phase does not run).
-  int intra_chip_steps = 0;  // on-chip ring steps over the CC DMA path
+  int intra_chip_steps = 0;  // on-chip steps over the CC DMA path
   int inter_chip_steps = 0;  // NeuronLink steps
   int channels = 0;          // inter-chip rings x directions (switched: the C-1 peers)
   int max_link_sharing = 0;  // most channel edges routed over one directed link (contention)
@@ -41,15 +60,17 @@ struct CollectiveCost {
 // The cost of `kind` over `members` (one placement per group position; G = members.size())
 // when each rank's input is `bytes_per_rank_input` bytes (all_gather: output G times that;
 // reduce_scatter: output 1/G of it). Chips must be in the instance and G >= 1; InvalidError
-// otherwise. G = 1 costs 0. The model (docs/collectives.md):
-//  - ranks on one chip: a ring over the chip's CC DMA path (ChipSpec::cc_onchip_*);
-//  - 2D torus: hierarchical — intra-chip reduce-scatter, inter-chip rings over NeuronLink
-//    (TorusRings, both directions, dimension-order routes, links shared by several ring
-//    edges split their bandwidth), intra-chip all-gather;
-//  - switched: the same phases with a direct (one-step) exchange between chips limited by
-//    each chip's fabric bandwidth (half of neuronlink_bytes_per_s_per_chip each way);
+// otherwise. G = 1 costs 0. The model (docs/collectives.md "Algorithms"):
+//  - every collective of G >= 2 costs ChipSpec::cc_fixed_ps (launch, handshake, completion);
+//  - all_reduce, reduce_scatter and all_gather pick their algorithm by the chunk, buffer / G
+//    (ChooseCollectiveAlgorithm, collective_algorithms.h): mesh, RDH, then KangaRing or Ring,
+//    each with its own steps, per-step latency, setup and bandwidth terms;
+//  - Ring is hierarchical: intra-chip ring over the chip's CC DMA path, inter-chip rings over
+//    NeuronLink (TorusRings, both directions, dimension-order routes, links shared by several
+//    ring edges split their bandwidth; switched: a direct exchange between chips);
 //  - all_to_all and permute: one direct exchange, on-chip and inter-chip flows concurrent;
 //    permute's position p sends its whole input to position p + permute_shift (mod G).
+// Inter-chip traffic moves at ChipSpec::cc_link_bytes_per_s_per_direction per link direction.
 // Every term is steps x latency + bytes / bandwidth in integer picoseconds (rounded up).
 StatusOr<CollectiveCost> EstimateCollective(const InstanceSpec& spec, CollectiveKind kind,
                                             uint64_t bytes_per_rank_input,

@@ -17,14 +17,6 @@ using isa::Opcode;
 
 namespace {
 
-// Contiguous bytes per access run of an operand: its innermost free dim when unit-stride.
-uint64_t RunBytes(const isa::AccessPattern& ap) {
-  const uint64_t esize = uint64_t(isa::DtypeSize(ap.dtype));
-  if (ap.num_dims == 0) return esize;
-  const int inner = ap.num_dims - 1;
-  return ap.strides[inner] == 1 ? uint64_t(ap.sizes[inner]) * esize : esize;
-}
-
 bool IsSyncOrUpdate(const Instruction& inst) {
   switch (inst.opcode) {
     case Opcode::kSemUpdate:
@@ -45,7 +37,8 @@ CoreModel::CoreModel(Scheduler& scheduler, const ChipSpec& chip, DmaFabric& fabr
       fabric_(fabric),
       fabric_core_(fabric_core),
       run_(run),
-      base_priority_(base_priority) {
+      base_priority_(base_priority),
+      pe_(chip.cost) {
   for (int e = 0; e < isa::kEngineCount; ++e) {
     engines_[e].kind = isa::Engine(e);
     engines_[e].program = run.programs[e];
@@ -66,6 +59,7 @@ void CoreModel::Start() {
   s.event.fill(0);
   s.issued.fill(0);
   pair_barriers_.fill(0);
+  pe_.Reset();
   for (RawHazard& h : hazards_) h.Clear();
   act_table_ = isa::ActTableSet::kNone;  // every execution starts without a table loaded
   for (int e = 0; e < isa::kEngineCount; ++e)
@@ -175,28 +169,46 @@ Status CoreModel::IssueDma(int engine, const Instruction& inst, uint32_t traced)
                                      *run_.hbm, next, ended));
   const isa::AccessPattern& dst = inst.ap[0];
   const isa::AccessPattern& src = inst.ap[1];
-  DmaRequest r;
-  r.core = fabric_core_;
-  r.queue = int(inst.index % uint32_t(fabric_.queues_per_core()));
-  r.bytes = dst.Elements() * uint64_t(isa::DtypeSize(dst.dtype));
-  r.chunk_bytes = std::min(RunBytes(dst), RunBytes(src));
-  const uint64_t max_desc = std::max<uint64_t>(1, chip_.cost.dma_max_descriptor_bytes);
-  r.descriptors = std::max<uint64_t>(1, (r.bytes + max_desc - 1) / max_desc);
-  r.hbm_sides = (dst.memory == isa::Memory::kHbm) + (src.memory == isa::Memory::kHbm);
+  DmaRequest r =
+      NewDmaRequest(inst, int(inst.index % uint32_t(fabric_.queues_per_core())),
+                    SplitCopy(dst, src, fabric_.engines_per_core(), PartitionsPerDmaEngine()));
   if (src.memory == isa::Memory::kHbm)
     hbm_read_bytes_ += src.Elements() * uint64_t(isa::DtypeSize(src.dtype));
-  if (dst.memory == isa::Memory::kHbm) hbm_write_bytes_ += r.bytes;
+  if (dst.memory == isa::Memory::kHbm) hbm_write_bytes_ += r.split.bytes;
   const Instruction* p = &inst;
   uint32_t dma = 0;
   if (trace_)
-    dma = trace_->DmaSubmitted(r.queue, r.bytes, src.memory, dst.memory, traced, scheduler_.Now());
-  r.on_land = [this, engine, p, traced, dma](TimePs started_ps) {
-    if (trace_) trace_->DmaLanded(dma, started_ps, scheduler_.Now());
+    dma = trace_->DmaSubmitted(r.queue, r.split.bytes, src.memory, dst.memory, traced,
+                               scheduler_.Now());
+  r.on_land = [this, engine, p, traced, dma](const DmaLanding& landing) {
+    if (trace_) trace_->DmaLanded(dma, scheduler_.Now(), landing);
     Complete(engine, p, traced);
   };
   ++engines_[engine].outstanding;
   fabric_.Submit(std::move(r));
   return Status::Ok();
+}
+
+int CoreModel::PartitionsPerDmaEngine() const {
+  return std::max(1, chip_.partitions / std::max(1, fabric_.engines_per_core()));
+}
+
+DmaRequest CoreModel::NewDmaRequest(const Instruction& inst, int queue, DmaSplit split) const {
+  const CostSpec& c = chip_.cost;
+  DmaRequest r;
+  r.core = fabric_core_;
+  r.queue = queue;
+  r.split = std::move(split);
+  r.dispatch_interval_ps = c.dma_engine_dispatch_ps;
+  if (inst.opcode == Opcode::kDmaCopy && inst.has_flag(isa::kFlagSwdge)) {
+    // GpSimd writes the engines' descriptors one engine after another after its start-up; each
+    // engine is dispatched once its descriptors are written (docs/chip-model.md §3.2).
+    r.dispatch_interval_ps = c.dma_swdge_descriptor_ps;
+    r.dispatch_delay_ps =
+        Clock::FromHz(c.pool_clock_hz).CyclesToPs(uint64_t(std::max(0, c.gpsimd_start_cycles))) +
+        c.dma_swdge_descriptor_ps;
+  }
+  return r;
 }
 
 Status CoreModel::IssueDebugPrint(int engine, const Instruction& inst) {
@@ -231,13 +243,10 @@ Status CoreModel::IssueTrigger(int engine, const Instruction& inst, uint32_t tra
     const dma::TransferShape shape = dma::ShapeOf(*d);
     hbm_read_bytes_ += shape.hbm_read_bytes;
     hbm_write_bytes_ += shape.hbm_write_bytes;
-    DmaRequest r;
-    r.core = fabric_core_;
-    r.queue = d->queue % fabric_.queues_per_core();
-    r.bytes = shape.bytes;
-    r.chunk_bytes = shape.chunk_bytes;
-    r.descriptors = 1;
-    r.hbm_sides = shape.hbm_sides;
+    DmaRequest r =
+        NewDmaRequest(inst, d->queue % fabric_.queues_per_core(),
+                      SplitDescriptor(*d, chip_.sbuf_bytes_per_partition,
+                                      fabric_.engines_per_core(), PartitionsPerDmaEngine()));
     uint32_t dma = 0;
     if (trace_) {
       const isa::Memory src = d->sources.empty() || d->sources[0].var_id == dma::kSbufVarId
@@ -245,11 +254,11 @@ Status CoreModel::IssueTrigger(int engine, const Instruction& inst, uint32_t tra
                                   : isa::Memory::kHbm;
       const isa::Memory dst =
           d->dest.var_id == dma::kSbufVarId ? isa::Memory::kSbuf : isa::Memory::kHbm;
-      dma = trace_->DmaSubmitted(r.queue, r.bytes, src, dst, traced, scheduler_.Now());
+      dma = trace_->DmaSubmitted(r.queue, r.split.bytes, src, dst, traced, scheduler_.Now());
     }
-    r.on_land = [this, engine, p, d, remaining, traced, dma](TimePs started_ps) {
+    r.on_land = [this, engine, p, d, remaining, traced, dma](const DmaLanding& landing) {
       if (trace_) {
-        trace_->DmaLanded(dma, started_ps, scheduler_.Now());
+        trace_->DmaLanded(dma, scheduler_.Now(), landing);
         sync_source_ = {TraceSource::Kind::kDma, dma};
       }
       if (d->semaphore) ApplySync(isa::UpdateOp::kSemAdd, *d->semaphore, d->semaphore_increment);
@@ -279,8 +288,9 @@ void CoreModel::Try(int engine) {
     return;
   }
   const Instruction& inst = insts[e.pc];
-  if (e.kind == isa::Engine::kPe) {
-    const TimePs ready = PeReadyAt(inst);
+  const bool pe_unit = e.kind == isa::Engine::kPe && PePipeline::Handles(inst);
+  if (pe_unit) {
+    const TimePs ready = pe_.ReadyAt(inst);
     if (now < ready) {
       PostTry(engine, ready);
       return;
@@ -325,6 +335,16 @@ void CoreModel::Try(int engine) {
   if (inst.num_waits > 0 && cost.dependent_overhead_cycles > 0)
     occupancy += clock.CyclesToPs(cost.dependent_overhead_cycles);
   const DurationPs latency = clock.CyclesToPs(cost.access_latency_cycles);
+  if (inst.opcode == Opcode::kDmaCopy && inst.has_flag(isa::kFlagHwdge) &&
+      e.kind == isa::Engine::kAct && waited_ps == 0 && e.stats.instructions > 0) {
+    // C-3: ACT's DGE block takes a hwdge dma_copy as soon as the sequencer has dispatched the
+    // instruction before it, so its ~600 ns run behind that instruction's compute; only the
+    // part left over when the sequencer gets here occupies ACT (docs/chip-model.md §3.2).
+    const DurationPs hidden = std::min<DurationPs>(now - e.last_issue_ps, occupancy);
+    occupancy = std::max(occupancy - hidden,
+                         clock.CyclesToPs(uint64_t(std::max(1, chip_.cost.control_cycles))));
+  }
+  e.last_issue_ps = now;
   // Busy time and profile span: the occupancy, plus ScalarE's pipeline (cost.latency_in_span).
   const DurationPs span = occupancy + (cost.latency_in_span ? latency : 0);
 
@@ -364,15 +384,28 @@ void CoreModel::Try(int engine) {
     if (inst.opcode == Opcode::kSemUpdate) TraceSync(false, inst.index);
     if (inst.opcode == Opcode::kEventSet || inst.opcode == Opcode::kEventClear)
       TraceSync(true, inst.index);
-    trace_->SetDuration(traced, span);
+    if (!pe_unit) trace_->SetDuration(traced, span);
   }
 
-  e.busy.RecordBusy(now, now + span);
-  e.stats.instructions++;
   // The PE sequencer hands matmuls and weight loads to the array and the weight-load unit and
-  // moves on after issuing; those units stay busy for the instruction's occupancy.
+  // moves on after issuing; those units time them (pe_pipeline.h).
   DurationPs sequencer_ps = occupancy;
-  if (e.kind == isa::Engine::kPe) sequencer_ps = PeIssued(inst, now, occupancy, clock);
+  if (pe_unit) {
+    sequencer_ps = IssuePeUnit(engine, inst, cost, traced);
+  } else {
+    e.busy.RecordBusy(now, now + span);
+    e.stats.instructions++;
+    e.last_activity_ps = std::max(e.last_activity_ps, now + span);
+    last_activity_ps_ = std::max(last_activity_ps_, now + span);
+    if (!async) {
+      hazards_[engine].Record(inst, run_.state->regs[engine], now, now + occupancy + latency);
+      ++e.outstanding;
+      const Instruction* p = &inst;
+      scheduler_.Schedule(
+          now + occupancy + latency, [this, engine, p, traced] { Complete(engine, p, traced); },
+          PriorityOf(engine));
+    }
+  }
   if (inst.opcode == Opcode::kMultiplyMoving) {
     const isa::AccessPattern& mv = inst.ap[1];
     const isa::AccessPattern& dst = inst.ap[0];
@@ -380,16 +413,6 @@ void CoreModel::Try(int engine) {
                      dst.num_partitions * dst.FreeElements();
   }
   e.free_at_ps = now + sequencer_ps;
-  e.last_activity_ps = std::max(e.last_activity_ps, now + span);
-  last_activity_ps_ = std::max(last_activity_ps_, now + span);
-  if (!async) {
-    hazards_[engine].Record(inst, run_.state->regs[engine], now, now + occupancy + latency);
-    ++e.outstanding;
-    const Instruction* p = &inst;
-    scheduler_.Schedule(
-        now + occupancy + latency, [this, engine, p, traced] { Complete(engine, p, traced); },
-        PriorityOf(engine));
-  }
   e.pc = next;
   if (ended) {
     e.ended = true;
@@ -398,38 +421,28 @@ void CoreModel::Try(int engine) {
   PostTry(engine, e.free_at_ps);
 }
 
-TimePs CoreModel::PeReadyAt(const Instruction& inst) const {
-  switch (inst.opcode) {
-    case Opcode::kMultiplyMoving:
-    case Opcode::kNcTranspose:
-      return std::max(pe_array_free_ps_, pe_weights_ready_ps_);
-    case Opcode::kLoadStationary:
-      return pe_weight_unit_free_ps_;
-    default:
-      return 0;
+DurationPs CoreModel::IssuePeUnit(int engine, const Instruction& inst,
+                                  const cost::InstructionCost& cost, uint32_t traced) {
+  EngineState& e = engines_[engine];
+  const TimePs now = scheduler_.Now();
+  const PeIssue issue = pe_.Issue(inst, now, cost);
+  for (int p = 0; p < issue.passes; ++p) {
+    const PePass& pass = issue.pass[size_t(p)];
+    e.busy.RecordBusy(pass.start_ps, pass.start_ps + pass.duration_ps);
+    if (trace_ && p == 0) trace_->SetDuration(traced, pass.duration_ps);
+    if (trace_ && p > 0) trace_->AddPass(traced, pass.start_ps, pass.duration_ps);
   }
-}
-
-DurationPs CoreModel::PeIssued(const Instruction& inst, TimePs now, DurationPs occupancy,
-                               const Clock& clock) {
-  const DurationPs issue_ps = clock.CyclesToPs(uint64_t(std::max(1, chip_.cost.control_cycles)));
-  switch (inst.opcode) {
-    case Opcode::kMultiplyMoving:
-      // The array streams the moving operand; the weights were latched at the start, so the
-      // next load may begin at once (background weight load).
-      pe_array_free_ps_ = now + occupancy;
-      return std::min(issue_ps, occupancy);
-    case Opcode::kNcTranspose:  // streams through the array and leaves `in` as the weights
-      pe_array_free_ps_ = now + occupancy;
-      pe_weights_ready_ps_ = now + occupancy;
-      return std::min(issue_ps, occupancy);
-    case Opcode::kLoadStationary:
-      pe_weights_ready_ps_ = now + occupancy;
-      pe_weight_unit_free_ps_ = now + occupancy;
-      return std::min(issue_ps, occupancy);
-    default:
-      return occupancy;
-  }
+  // Statistics count ISA instructions (each executes once: the reference interpreter's steps);
+  // the passes are the profile's entries.
+  e.stats.instructions++;
+  e.last_activity_ps = std::max(e.last_activity_ps, issue.end_ps);
+  last_activity_ps_ = std::max(last_activity_ps_, issue.end_ps);
+  ++e.outstanding;
+  const Instruction* p = &inst;
+  scheduler_.Schedule(
+      issue.complete_ps, [this, engine, p, traced] { Complete(engine, p, traced); },
+      PriorityOf(engine));
+  return issue.sequencer_ps;
 }
 
 std::string CoreModel::StuckReport() const {

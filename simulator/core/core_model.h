@@ -6,7 +6,8 @@
 // PE exception: the sequencer hands multiply_moving / nc_transpose to the systolic array and
 // load_stationary to the weight-load unit and is free again after control_cycles; a matmul
 // issues when the array is free and the weights have landed, a load when the unit is free — so
-// the next weights load in the background while the array streams (docs/chip-model.md §2).
+// the next weights load in the background while the array streams; pe_pipeline.h times both
+// units (passes, fill, drain, the dI/dt limiter; docs/chip-model.md §2).
 // It issues instruction i at the first instant when (a) the engine is free — the previous
 // instruction's occupancy (cost/cost_model.h, in the engine's clock) has elapsed — and (b) all
 // of i's waits hold (a barrier: every earlier instruction of the engine has completed,
@@ -37,9 +38,12 @@
 #include "common/status.h"
 #include "simulator/core/debug_output.h"
 #include "simulator/core/dma_fabric.h"
+#include "simulator/core/dma_split.h"
 #include "simulator/core/execution.h"
+#include "simulator/core/pe_pipeline.h"
 #include "simulator/core/raw_hazard.h"
 #include "simulator/core/trace.h"
+#include "simulator/cost/cost_model.h"
 #include "simulator/isa/act_table.h"
 #include "simulator/sched/scheduler.h"
 #include "simulator/sched/stats.h"
@@ -96,6 +100,7 @@ class CoreModel {
     TimePs free_at_ps = 0;
     TimePs blocked_since_ps = 0;
     TimePs last_activity_ps = 0;    // end of its last occupancy or completion
+    TimePs last_issue_ps = 0;       // when its last instruction issued
     uint64_t outstanding = 0;       // issued, not yet completed (transfers included)
     TimePs collective_land_ps = 0;  // when its last collective's result lands (issue order)
     // A core_barrier issued and waiting for S[pair_sem] >= pair_target (core_pair.cc).
@@ -118,6 +123,10 @@ class CoreModel {
   // `traced` is the instruction's index in the trace (unused when not tracing).
   void Complete(int engine, const isa::Instruction* inst, uint32_t traced);
   Status IssueDma(int engine, const isa::Instruction& inst, uint32_t traced);
+  // A transfer of `inst` on `queue` split as `split`, with the dispatch of its descriptor
+  // generation (static, hwdge or swdge; docs/chip-model.md §3.2); on_land left to the caller.
+  DmaRequest NewDmaRequest(const isa::Instruction& inst, int queue, DmaSplit split) const;
+  int PartitionsPerDmaEngine() const;  // SBUF partitions / DMA engines (8 on trn2)
   Status IssueTrigger(int engine, const isa::Instruction& inst, uint32_t traced);
   // core_collective.cc.
   Status IssueCollective(int engine, const isa::Instruction& inst, uint32_t traced);
@@ -133,12 +142,11 @@ class CoreModel {
   void RemoteSemAdd(uint32_t index, uint32_t value, TraceSource source);
   // Tracing: records the state of S/E[index] after a change made by `sync_source_`.
   void TraceSync(bool event, uint32_t index);
-  // PE pipeline (docs/chip-model.md §2): the earliest issue of `inst` given the systolic array
-  // and the weight-load unit, and the bookkeeping at its issue; returns the sequencer's own
-  // occupancy (a matmul or weight load frees the sequencer after issue).
-  TimePs PeReadyAt(const isa::Instruction& inst) const;
-  DurationPs PeIssued(const isa::Instruction& inst, TimePs now, DurationPs occupancy,
-                      const Clock& clock);
+  // A PE unit instruction (PePipeline::Handles) issuing now: books the array / weight-load
+  // unit (pe_pipeline.h), records its passes as busy time, instructions and trace entries, and
+  // schedules its completion; returns the sequencer's own occupancy.
+  DurationPs IssuePeUnit(int engine, const isa::Instruction& inst,
+                         const cost::InstructionCost& cost, uint32_t traced);
   // core_act.cc: the activation table set `inst` needs when it is not the one loaded, else
   // kNone; and the table load itself, which occupies ACT for act_table_load_ps from `now`
   // after the activation's waits held (`waited_ps` of stall, recorded on the load's trace
@@ -159,9 +167,7 @@ class CoreModel {
   uint64_t hbm_read_bytes_ = 0;
   uint64_t hbm_write_bytes_ = 0;
   TimePs last_activity_ps_ = 0;
-  TimePs pe_array_free_ps_ = 0;        // the array finishes its current matmul/transpose
-  TimePs pe_weights_ready_ps_ = 0;     // the last weight load has landed
-  TimePs pe_weight_unit_free_ps_ = 0;  // the weight-load unit can start another load
+  PePipeline pe_;  // TensorE's array and weight-load unit
   collective::CollectivePort* collectives_ = nullptr;
   CoreModel* peer_ = nullptr;
   DebugOutput* debug_ = nullptr;

@@ -20,18 +20,6 @@
 
 namespace trnsim::simulator::core {
 
-namespace {
-
-// Contiguous bytes per access run (as core_model.cc's dma_copy chunks).
-uint64_t RunBytesOf(const isa::AccessPattern& ap) {
-  const uint64_t esize = uint64_t(isa::DtypeSize(ap.dtype));
-  if (ap.num_dims == 0) return esize;
-  const int inner = ap.num_dims - 1;
-  return ap.strides[inner] == 1 ? uint64_t(ap.sizes[inner]) * esize : esize;
-}
-
-}  // namespace
-
 Status CoreModel::NeedPeer(const isa::Instruction& inst) const {
   if (peer_ != nullptr) return Status::Ok();
   return InvalidError("execution error: " + std::string(isa::Mnemonic(inst.opcode)) +
@@ -99,24 +87,20 @@ Status CoreModel::IssueSendRecv(int engine, const isa::Instruction& inst, uint32
   TRNSIM_ASSIGN_OR_RETURN(std::vector<uint8_t> read, reference::ReadOperandBytes(src, state, hbm));
   auto bytes = std::make_shared<std::vector<uint8_t>>(std::move(read));
 
-  DmaRequest r;
-  r.core = fabric_core_;
-  r.queue = int(inst.count % uint32_t(fabric_.queues_per_core()));
-  r.bytes = bytes->size();
-  r.chunk_bytes = std::min(RunBytesOf(dst), RunBytesOf(src));
-  const uint64_t max_desc = std::max<uint64_t>(1, chip_.cost.dma_max_descriptor_bytes);
-  r.descriptors = std::max<uint64_t>(1, (r.bytes + max_desc - 1) / max_desc);
-  r.hbm_sides = 0;
+  DmaRequest r =
+      NewDmaRequest(inst, int(inst.count % uint32_t(fabric_.queues_per_core())),
+                    SplitCopy(dst, src, fabric_.engines_per_core(), PartitionsPerDmaEngine()));
   uint32_t dma = 0;
   if (trace_)
-    dma = trace_->DmaSubmitted(r.queue, r.bytes, isa::Memory::kSbuf, isa::Memory::kSbuf, traced,
-                               scheduler_.Now());
+    dma = trace_->DmaSubmitted(r.queue, r.split.bytes, isa::Memory::kSbuf, isa::Memory::kSbuf,
+                               traced, scheduler_.Now());
   const isa::Instruction* p = &inst;
   const uint32_t peer_sem = inst.index % uint32_t(pair_barriers_.size());
   const std::string where = Where(engines_[engine]);  // names the sendrecv after pc moves on
-  r.on_land = [this, engine, p, traced, dma, dst, bytes, peer_sem, where](TimePs started_ps) {
+  r.on_land = [this, engine, p, traced, dma, dst, bytes, peer_sem,
+               where](const DmaLanding& landing) {
     if (!status_.ok()) return;
-    if (trace_) trace_->DmaLanded(dma, started_ps, scheduler_.Now());
+    if (trace_) trace_->DmaLanded(dma, scheduler_.Now(), landing);
     Status st = reference::WriteOperandBytes(dst, *bytes, *peer_->run_.state, *peer_->run_.hbm);
     if (!st.ok()) {
       Fail(Status(st.code(), where + ": " + st.message()));

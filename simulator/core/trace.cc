@@ -1,6 +1,7 @@
 #include "simulator/core/trace.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "simulator/isa/opcode.h"
 #include "simulator/isa/text.h"
@@ -74,9 +75,21 @@ uint32_t TraceRecorder::DmaSubmitted(int queue, uint64_t bytes, isa::Memory sour
   return uint32_t(trace_->dmas.size() - 1);
 }
 
-void TraceRecorder::DmaLanded(uint32_t dma, TimePs start_ps, TimePs end_ps) {
-  trace_->dmas[dma].start_ps = start_ps;
+uint32_t TraceRecorder::AddPass(uint32_t instruction, TimePs start_ps, DurationPs duration_ps) {
+  TraceInstruction pass = trace_->instructions[instruction];
+  pass.start_ps = start_ps;
+  pass.duration_ps = duration_ps;
+  pass.wait_ps = 0;
+  pass.waits.clear();
+  trace_->instructions.push_back(std::move(pass));
+  return uint32_t(trace_->instructions.size() - 1);
+}
+
+void TraceRecorder::DmaLanded(uint32_t dma, TimePs end_ps, const DmaLanding& landing) {
+  trace_->dmas[dma].start_ps = landing.start_ps;
   trace_->dmas[dma].end_ps = end_ps;
+  for (const DmaPartRecord& p : landing.parts)
+    trace_->dma_parts.push_back({dma, p.engine, p.bytes, p.start_ps, p.end_ps});
 }
 
 DurationPs TraceEngineBusyPs(const ExecutionTrace& trace, int core, isa::Engine engine) {

@@ -6,9 +6,14 @@
 // submission, sync updates by the instant they applied):
 //   TraceInstruction  one issued instruction: core, engine, pc, mnemonic and operand text, issue
 //                     time, occupancy, the time it stalled before issuing, and for every
-//                     semaphore/event it waited on the event whose update it last saw;
+//                     semaphore/event it waited on the event whose update it last saw. An
+//                     instruction the hardware issues as several passes (fp32 matmuls and weight
+//                     loads, simulator/core/pe_pipeline.h) has one entry per pass, same pc, the
+//                     later ones without waits, in pass order right after the first;
 //   TraceDma          one transfer on a DMA queue: bytes, submission, first byte, landing, the
 //                     memory kinds of its two sides and the instruction that started it;
+//   TraceDmaPart      what one DMA engine did for a transfer: its payload bytes (0 for an
+//                     engine that only wrote the completion semaphore), first served, done;
 //   TraceSyncUpdate   one semaphore or event change: value after, and who made it.
 // A `collective` is a TraceInstruction on its engine (occupancy: the DMA issue); it uses no DMA
 // queue of the core, so it has no TraceDma — its completion shows as the TraceSyncUpdates of its
@@ -25,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "simulator/core/dma_fabric.h"
 #include "simulator/isa/access_pattern.h"
 #include "simulator/isa/engine.h"
 #include "simulator/isa/instruction.h"
@@ -74,6 +80,14 @@ struct TraceDma {
   uint32_t instruction = 0;                      // the dma_copy / dma_trigger that started it
 };
 
+struct TraceDmaPart {
+  uint32_t dma = 0;  // index into ExecutionTrace::dmas
+  int engine = 0;    // the core's DMA engine, 0 .. dma_engines_per_core-1
+  uint64_t bytes = 0;
+  TimePs start_ps = 0;
+  TimePs end_ps = 0;
+};
+
 struct TraceSyncUpdate {
   int core = 0;
   bool event = false;
@@ -86,6 +100,7 @@ struct TraceSyncUpdate {
 struct ExecutionTrace {
   std::vector<TraceInstruction> instructions;
   std::vector<TraceDma> dmas;
+  std::vector<TraceDmaPart> dma_parts;  // per landed transfer, its engines in engine order
   std::vector<TraceSyncUpdate> sync_updates;
 
   void Clear() { *this = ExecutionTrace(); }
@@ -109,12 +124,17 @@ class TraceRecorder {
   void SetDuration(uint32_t instruction, DurationPs duration_ps) {
     trace_->instructions[instruction].duration_ps = duration_ps;
   }
+  // A further pass of `instruction` as the hardware issues it (an fp32 matmul is two
+  // instructions there, simulator/core/pe_pipeline.h): a copy of its entry with its own start
+  // and duration, no waits and no stall. Returns the new entry's index.
+  uint32_t AddPass(uint32_t instruction, TimePs start_ps, DurationPs duration_ps);
   // A semaphore (event = false) or event changed to `value` at `now_ps` by `source`.
   void SyncUpdate(bool event, uint32_t index, uint32_t value, TimePs now_ps, TraceSource source);
   // A transfer handed to `queue` now by instruction `instruction`; returns its index.
   uint32_t DmaSubmitted(int queue, uint64_t bytes, isa::Memory source, isa::Memory destination,
                         uint32_t instruction, TimePs now_ps);
-  void DmaLanded(uint32_t dma, TimePs start_ps, TimePs end_ps);
+  // It landed at `end_ps`; `parts` are its engines' shares (dma_fabric.h).
+  void DmaLanded(uint32_t dma, TimePs end_ps, const DmaLanding& landing);
 
  private:
   ExecutionTrace* trace_;

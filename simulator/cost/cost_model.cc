@@ -278,6 +278,24 @@ Engine HomeEngine(Opcode opcode) {
   Fail("opcode runs on no engine");
 }
 
+uint64_t DmaIssuePs(const Instruction& inst, const CostSpec& spec) {
+  switch (inst.opcode) {
+    case Opcode::kDmaTrigger:  // descriptors pre-built in the NEFF
+      return spec.dma_static_issue_ps;
+    case Opcode::kDmaCopy:
+      if (inst.has_flag(isa::kFlagHwdge)) return spec.dma_hwdge_issue_ps;
+      if (inst.has_flag(isa::kFlagSwdge)) {  // GpSimd writes every engine's descriptors
+        const unsigned __int128 start =
+            static_cast<unsigned __int128>(spec.gpsimd_start_cycles) * kPsPerSecond;
+        return static_cast<uint64_t>((start + spec.pool_clock_hz - 1) / spec.pool_clock_hz) +
+               uint64_t(spec.dma_engines_per_core) * spec.dma_swdge_descriptor_ps;
+      }
+      return spec.dma_static_issue_ps;
+    default:  // collective, sendrecv, debug_print: a DGE-generated DMA
+      return spec.dma_hwdge_issue_ps;
+  }
+}
+
 InstructionCost EstimateCost(const Instruction& inst, Engine engine, const CostSpec& spec) {
   const isa::OpcodeInfo* info = isa::FindOpcode(inst.opcode);
   if (info == nullptr) Fail("opcode has no table row");
@@ -292,9 +310,9 @@ InstructionCost EstimateCost(const Instruction& inst, Engine engine, const CostS
     case CostClass::kSync:
       c.cycles = static_cast<uint64_t>(spec.sync_cycles);
       break;
-    case CostClass::kDma: {  // the issuing engine's share: ~600 ns per hwdge DMA instruction
+    case CostClass::kDma: {  // the issuing engine's share of a DMA (docs/calibration.md §3)
       const unsigned __int128 num =
-          static_cast<unsigned __int128>(spec.dma_hwdge_issue_ps) * c.clock_hz;
+          static_cast<unsigned __int128>(DmaIssuePs(inst, spec)) * c.clock_hz;
       c.cycles = static_cast<uint64_t>((num + kPsPerSecond - 1) / kPsPerSecond);
       break;
     }

@@ -49,6 +49,11 @@ struct InstructionCost {
 // assumed valid (isa/validate.h); an opcode without a table row aborts (a caller bug).
 InstructionCost EstimateCost(const isa::Instruction& inst, isa::Engine engine,
                              const CostSpec& spec);
+// The issuing engine's occupancy for a DMA-class instruction (docs/calibration.md §3): a
+// dma_copy with pre-built descriptors (no DGE flag) or a dma_trigger costs
+// dma_static_issue_ps; hwdge costs dma_hwdge_issue_ps; swdge costs GpSimd's start plus
+// dma_swdge_descriptor_ps per DMA engine; collective/sendrecv/debug_print cost the hwdge figure.
+uint64_t DmaIssuePs(const isa::Instruction& inst, const CostSpec& spec);
 
 // As above on the opcode's home engine: the lowest-numbered engine of its mask, except that
 // control/sync/dma opcodes (legal everywhere) are costed on SP.

@@ -82,8 +82,8 @@ struct DescriptorTable {
   const Descriptor* Find(isa::Engine engine, int64_t id) const;
 };
 
-// What a descriptor moves, for the cost model (dma_cost.h): payload bytes (destination side),
-// contiguous chunk size (the destination's dim-0 run: sizes[0] when steps[0] is the element
+// What a descriptor moves, for the DMA engines (core/dma_split.h): payload bytes (destination
+// side), contiguous chunk size (the destination's dim-0 run: sizes[0] when steps[0] is the element
 // size, else one element), how many of its sides are HBM (sources and destination, capped at
 // 2), and the HBM bytes read (HBM sources, plus the destination for add with one source and
 // fma) and written. An endpoint without steps/sizes ("the rest of its memory") counts 0 bytes:

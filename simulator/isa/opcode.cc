@@ -98,7 +98,7 @@ constexpr Row kRows[] = {
     {Opcode::kDmaTrigger, "dma_trigger", kAll, Ops(), Imms(), kFieldIndex | kFieldCount, 0, "count",
      "desc", C::kDma},
     {Opcode::kDmaCopy, "dma_copy", kAll, Ops(Out("dst", kSH), In("src", kSH)), Imms(), kFieldIndex,
-     0, "", "queue", C::kDma},
+     kFlagSwdge | kFlagHwdge, "", "queue", C::kDma},
     // ---- PE -----------------------------------------------------------------------------------
     {Opcode::kLoadStationary, "load_stationary", kPe, Ops(None(), In("stationary", kS)), Imms(), 0,
      kFlagDoubleRow | kFlagOneZero, "", "", C::kPeLoad},
@@ -219,8 +219,8 @@ constexpr Table kTable = MakeTable();
 
 std::string_view FlagName(int bit) {
   static constexpr std::array<std::string_view, kFlagBits> kNames = {
-      "accumulate", "first",    "last",   "transpose",    "double_row", "onezero",
-      "reverse0",   "reverse1", "negate", "reverse_pred", "reg_operand"};
+      "accumulate", "first",  "last",         "transpose",   "double_row", "onezero", "reverse0",
+      "reverse1",   "negate", "reverse_pred", "reg_operand", "swdge",      "hwdge"};
   return bit >= 0 && bit < kFlagBits ? kNames[bit] : "?";
 }
 

@@ -87,8 +87,10 @@ enum Flag : uint16_t {
   kFlagNegate = 1u << 8,       // negate the reduction result
   kFlagReversePred = 1u << 9,  // tensor_copy_predicated: copy where the predicate is zero
   kFlagRegOperand = 1u << 10,  // reg_add/branch: the second operand is reg1, not imm0
+  kFlagSwdge = 1u << 11,       // dma_copy: software DGE (GpSimd writes the descriptors)
+  kFlagHwdge = 1u << 12,       // dma_copy: hardware DGE (ACT/SP's DGE block writes them)
 };
-inline constexpr int kFlagBits = 11;
+inline constexpr int kFlagBits = 13;
 std::string_view FlagName(int bit);  // "accumulate", "first", ... for bit 0..kFlagBits-1
 
 inline constexpr int kMaxOperands = 5;

@@ -153,6 +153,8 @@ Status CheckControl(const Ops& o) {
       }
       bool wide = DtypeSize(dst.dtype) == 8 || DtypeSize(src.dtype) == 8;
       if (dst.dtype != src.dtype && wide) return c.Fail("DMA casts do not take 64-bit types");
+      if (in.has_flag(kFlagSwdge) && in.has_flag(kFlagHwdge))
+        return c.Fail("swdge and hwdge are exclusive (one descriptor generator)");
       return Status::Ok();
     }
     default:
@@ -297,6 +299,13 @@ Status CheckEngineRules(const Checker& c, Engine engine) {
       engine != Engine::kDve) {
     return c.Fail("bitvec operators run on DVE only");
   }
+  // Descriptor generation (docs/isa.md §7.2): GpSimd runs software DGE; the DGE blocks are
+  // commanded from SP or ACT.
+  if (in.opcode == Opcode::kDmaCopy && in.has_flag(kFlagSwdge) && engine != Engine::kPool)
+    return c.Fail("swdge: only POOL (GpSimd) generates software descriptors");
+  if (in.opcode == Opcode::kDmaCopy && in.has_flag(kFlagHwdge) && engine != Engine::kSp &&
+      engine != Engine::kAct)
+    return c.Fail("hwdge: only SP or ACT command a DGE block");
   if (in.opcode == Opcode::kTensorScalar && engine == Engine::kAct) {
     bool ok = (in.op0 == AluOp::kMultiply && (in.op1 == AluOp::kAdd || in.op1 == AluOp::kBypass)) ||
               (in.op0 == AluOp::kAdd && in.op1 == AluOp::kBypass);

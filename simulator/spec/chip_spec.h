@@ -42,6 +42,23 @@ struct ChipSpec {
   // copy bandwidth for that (every byte read once and written once) and one step's latency.
   uint64_t cc_onchip_bytes_per_s = 0;
   uint64_t cc_onchip_step_latency_ps = 0;
+  // The runtime's collective algorithms (issue 18, docs/collectives.md "Algorithms"; fitted to
+  // C-9 and C-10 of shared/reference/trainium-measurements.md, docs/calibration.md §7):
+  uint64_t cc_fixed_ps = 0;  // every collective of G >= 2: launch, cross-rank handshake, completion
+  // The chunk (the buffer / G: all_reduce and reduce_scatter input, all_gather output) picks
+  // the algorithm: mesh below cc_rdh_min_chunk_bytes, recursive halving-doubling (RDH) below
+  // cc_ring_min_chunk_bytes, a ring algorithm (KangaRing, or Ring where KangaRing cannot run)
+  // from there on.
+  uint64_t cc_rdh_min_chunk_bytes = 0;
+  uint64_t cc_ring_min_chunk_bytes = 0;
+  // The bandwidth one direction of one NeuronLink port gives collective traffic (the CC cores'
+  // DMA rings), below the link's own figure neuronlink_bytes_per_s_per_direction.
+  uint64_t cc_link_bytes_per_s_per_direction = 0;
+  // Mesh: the rate at which one rank's share of the buffer goes through the routed writes and
+  // their reductions (over-subscribed links, many destinations).
+  uint64_t cc_mesh_bytes_per_s = 0;
+  uint64_t cc_rdh_setup_ps = 0;   // once per RDH collective, on top of cc_fixed_ps
+  uint64_t cc_ring_setup_ps = 0;  // once per KangaRing or Ring collective, on top of cc_fixed_ps
 
   // One NeuronCore's on-chip memories and sequencer resources (the ISA limits; isa/limits.h).
   int partitions = 0;                    // SBUF and PSUM partitions

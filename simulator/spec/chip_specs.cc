@@ -52,6 +52,33 @@ ChipSpec MakeTrainium2() {
   s.cc_onchip_bytes_per_s = s.cost.hbm_bytes_per_s_per_chip / 2;
   // Derived: one DMA semaphore-to-start per step, [DMA-BW] ~1300 ns (cost.dma_start_latency_ps).
   s.cc_onchip_step_latency_ps = s.cost.dma_start_latency_ps;
+  // Collective algorithms (issue 18; docs/calibration.md §7, docs/collectives.md). [C-9] is
+  // nccom-test's 16-rank fp32 all-reduce (tools/neuron-sys-tools/nccom-test.rst), [C-10] the
+  // intra-node algorithm page (neuron-runtime/explore/intranode-collective-comm.rst), both in
+  // shared/reference/trainium-measurements.md. The fits assume the C-9 group is 16 ranks on
+  // chips 0-3 (one torus row) at LNC 2; calibration.md §7 derives every number.
+  // [C-10] mesh below 1 MiB, RDH to 56 MiB, KangaRing above — for the page's 64-rank group
+  // (16 chips x 4 ranks), so per rank 1 MiB / 64 and 56 MiB / 64 (decisions.md: the thresholds
+  // are per-rank chunks; then C-9's 16-rank choices — 128 KiB mesh, 2 MiB rdh, 32 MiB
+  // kangaring — follow too).
+  s.cc_rdh_min_chunk_bytes = 16 * 1024;
+  s.cc_ring_min_chunk_bytes = 896 * 1024;
+  // [C-9] KangaRing's slope between 32 MiB and 512 MiB: 0.875 S / bw = 6,935.36 us for
+  // 480 MiB (the ring's 7 steps per half over 2 channels, see calibration.md §7) -> 63.5 GB/s,
+  // 40% of the link's 160 GB/s.
+  s.cc_link_bytes_per_s_per_direction = 63'500'000'000;
+  // [C-9] the 4 B mesh all-reduce, 299.91 us, less its 2 x (2 hops x 1.5 us + 1.3 us) steps.
+  s.cc_fixed_ps = 291'300'000;
+  // [C-9] mesh 128 KiB (574.15 us) against 4 B: 274.24 us for 2 x 15/16 x 128 KiB = 245,760 B.
+  // Far below any link figure: the mechanism (over-subscribed routed writes, their reductions)
+  // is not published, so this is a fitted rate.
+  s.cc_mesh_bytes_per_s = 896'000'000;
+  // [C-9] 32 MiB kangaring less fixed cost, 14 steps x 1.5 us and 0.875 x 32 MiB / 63.5 GB/s.
+  // What it consists of is not published (assumption: setting up the ring channels' buffers
+  // and semaphores); Ring is assumed to pay the same.
+  s.cc_ring_setup_ps = 1'979'500'000;
+  // [C-9] 2 MiB rdh (686.32 us) less fixed cost and its 6 steps (calibration.md §7).
+  s.cc_rdh_setup_ps = 315'200'000;
   return s;
 }
 
@@ -73,6 +100,9 @@ ChipSpec MakeTrainium3() {
   s.neuronlink_bytes_per_s_per_direction = 320'000'000'000;  // derived: 2.56 TB/s / (4 x 2)
   // Derived as for Trainium2: HBM 4.9 TB/s [TRN3-CHIP] / 2; hop latency unchanged ([INTRA]).
   s.cc_onchip_bytes_per_s = s.cost.hbm_bytes_per_s_per_chip / 2;
+  // Derived: Trainium2's fitted collective link bandwidth x NeuronLink-v4 / -v3 (2.56 / 1.28).
+  // The fixed cost, setups, mesh rate and thresholds are runtime figures: assumption, unchanged.
+  s.cc_link_bytes_per_s_per_direction = 127'000'000'000;
   return s;
 }
 

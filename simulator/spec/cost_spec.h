@@ -62,15 +62,30 @@ struct CostSpec {
   int pe_double_row_factor = 0;            // fp8 double_row: moving/stationary rows per pass
   int pe_fast_load_stationary_factor = 0;  // LoadStationary this much faster than MM
 
-  // ---- DMA -------------------------------------------------------------------------------
+  // ---- TensorE dynamics (issue 18 mechanism 3; simulator/core/pe_pipeline.h, pe_throttle.h) --
+  int pe_fp32_passes = 0;   // an fp32 matmul / weight load issues as this many instructions
+  int pe_fill_cycles = 0;   // a pass starting on an idle array waits this long before streaming
+  int pe_drain_cycles = 0;  // a pass's results reach PSUM this long after its stream ends
+  // The dI/dt current limiter: after a quiet period the array streams at the start limit,
+  // rising to full over the ramp in equal steps; it engages again when the array's utilisation
+  // over a trailing window falls below the engage threshold. Start >= 1000 or ramp 0: off.
+  int pe_didt_start_limit_permille = 0;
+  uint64_t pe_didt_ramp_ps = 0;
+  int pe_didt_ramp_steps = 0;
+  uint64_t pe_didt_window_ps = 0;
+  int pe_didt_engage_permille = 0;
+
+  // ---- DMA engines (mechanism: DMA engines as engines, docs/calibration.md §3) ----------
   int dma_engines_per_core = 0;
-  uint64_t dma_engine_bytes_per_s = 0;      // one DMA engine's peak
-  uint64_t dma_start_latency_ps = 0;        // trigger/semaphore to first byte of a transfer
-  uint64_t dma_hwdge_issue_ps = 0;          // issuing engine's cost of one hwdge DMA instruction
-  uint64_t dma_descriptor_overhead_ps = 0;  // per descriptor, on its engine
-  uint64_t dma_chunk_overhead_bytes = 0;    // per contiguous chunk, as equivalent payload bytes
-  uint64_t dma_packet_bytes = 0;            // arbitration granularity between rings
-  uint64_t dma_max_descriptor_bytes = 0;    // a full descriptor
+  uint64_t dma_engine_bytes_per_s = 0;           // one engine's wire rate (SBUF reads, writes)
+  uint64_t dma_engine_hbm_read_bytes_per_s = 0;  // one engine's rate on a payload read from HBM
+  uint64_t dma_element_overhead_ps = 0;          // per descriptor element (contiguous run)
+  uint64_t dma_semaphore_bytes = 0;              // the completion write every engine makes
+  uint64_t dma_start_latency_ps = 0;     // trigger to the landing of a payload-less transfer
+  uint64_t dma_engine_dispatch_ps = 0;   // engine k starts k x this after engine 0
+  uint64_t dma_static_issue_ps = 0;      // issuing engine's cost: pre-built descriptors
+  uint64_t dma_hwdge_issue_ps = 0;       // issuing engine's cost: one hwdge DMA instruction
+  uint64_t dma_swdge_descriptor_ps = 0;  // GpSimd's cost per engine's descriptors (swdge)
 
   // ---- fixed costs (issue 18, mechanism 2; docs/calibration.md §1 "Fixed costs") -----------
   // ScalarE pipeline fill and drain of every ACT datapath instruction, in ACT cycles: its

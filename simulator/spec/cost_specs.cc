@@ -55,20 +55,43 @@ CostSpec Trainium2CostSpec() {
   c.pe_fp32_onezero_speedup = 2;         // [ISA] onezero fp32 operand: up to 2x faster
   c.pe_double_row_factor = 2;            // [NKI-ARCH-TRN2] double FP8: K=256 at bf16 K=128 time
   c.pe_fast_load_stationary_factor = 4;  // [NKI-ARCH-V2] [PERF] fast LS up to 4x faster
-  // DMA: facts §2.8, §3.1, §3.4.
-  c.dma_engines_per_core = 16;  // [DMA-INTRO] 16 DMA engines per NC
-  // CONFLICT: 27.2 GB/s theoretical [DMA-INTRO] vs 23 B/ns table [DMA-BW] vs 32 GB/s
-  // [DRV-TIMING]. Chosen: 27.2 (x16 x8 = 3.48 TB/s = [TRN2-CHIP] "3.5 TB/s"); the achievable
-  // ~23 B/ns emerges from the chunk overhead and the HBM share below.
-  c.dma_engine_bytes_per_s = 27'200'000'000;
-  c.dma_start_latency_ps = 1'300'000;      // [DMA-BW] ~1300 ns semaphore-to-start
-  c.dma_hwdge_issue_ps = 600'000;          // [NKI-ARCH-TRN2] [DGE] ~600 ns per hwdge DMA
-  c.dma_descriptor_overhead_ps = 100'000;  // assumption: per-descriptor cost (fetch from the
-                                           // HBM ring) ~one HBM round trip; unpublished
-  c.dma_chunk_overhead_bytes = 256;        // assumption: <256 B chunks <=50% efficient,
-                                           // 2 KiB 89%, >=4 KiB 94% ~ [DMA-BW] bands
-  c.dma_packet_bytes = 4096;               // [CCOVL] default packetization 4 KiB
-  c.dma_max_descriptor_bytes = 64 * 1024;  // [DRV-TIMING] full descriptor 64K
+  // TensorE dynamics (issue 18 mechanism 3, docs/calibration.md §1 "TensorE dynamics").
+  // C-6 = trainium-measurements.md C-6, nki/guides/tutorials/kernel-optimization.rst and its
+  // profile images nki/img/how-to/v{2,3}-{pe,zoom}.png; C-8 = tools/neuron-explorer/glossary.rst,
+  // overview-summary-page.rst ("Understanding throttling"), troubleshooting.rst.
+  c.pe_fp32_passes = 2;     // C-6: 65,536 matmul instructions for 32,768 fp32 nc_matmul calls
+  c.pe_fill_cycles = 92;    // C-6: fitted to v2's TensorE active time, 34.82 ms (v2's 32,768
+                            // matmuls each find the array idle; 0 gives 33.57 ms)
+  c.pe_drain_cycles = 420;  // C-6: v3-zoom.png, a back-to-back fp32 pass shows ~602 ns for a
+                            // 427 ns (1024-cycle) stream: ~175 ns = 420 cycles of drain
+  c.pe_didt_start_limit_permille = 500;  // C-8: "starts at roughly 50% utilization"
+  c.pe_didt_ramp_ps = 3'000'000;         // C-8: "ramps to full over about the first ~3 us"
+  c.pe_didt_ramp_steps = 8;              // assumption: the limit (a ratio K/N) rises in steps
+  c.pe_didt_window_ps = 3'000'000;       // C-8: "below 50% over any ~3 microsecond window"
+  c.pe_didt_engage_permille = 500;       // C-8: "... below 50% ..."
+  // DMA engines as engines (docs/calibration.md §3; measurements C-1..C-4 of
+  // shared/reference/trainium-measurements.md). The data engine of C-1 (one dma_copy of
+  // A[4,4096] bf16 HBM->SBUF: 4 rows of 8 KiB on engine 0, then its 4-byte semaphore) is busy
+  // 1,416 ns: 4 x (8192 B / R + o) + (4 B / W + o) = 1,416 ns with o below gives R.
+  c.dma_engines_per_core = 16;                // [DMA-INTRO] 16 DMA engines per NC
+  c.dma_engine_bytes_per_s = 27'200'000'000;  // [DMA-INTRO] 27.2 GB/s theoretical per engine;
+                                              // C-2's store (SBUF->HBM, 32 KiB) ~1.2 us fits
+  c.dma_engine_hbm_read_bytes_per_s = 23'340'000'000;  // C-1 fit (above): 23.34 GB/s; the
+                                                       // [DMA-BW] table's "23 B/ns per engine"
+  c.dma_element_overhead_ps = 2'353;  // assumption: one 64-byte burst slot per element
+                                      // at the wire rate (64 B / 27.2 GB/s)
+  c.dma_semaphore_bytes = 4;          // [DMA-INTRO] "a small 4B semaphore update"
+  c.dma_engine_dispatch_ps = 16'000;  // C-1 profile image: the 15 semaphore-only
+                                      // engines start ~16 ns apart (~240 ns in all)
+  // C-4: ~1,300 ns per transfer "descriptor setup, synchronization, semaphore-to-start": the
+  // trigger to the landing of a transfer with no payload (its last engine's semaphore). Engine
+  // 0 starts start - 15 x dispatch - one semaphore element (2,501 ps) = 1,057,499 ps after the
+  // trigger (dma_fabric.cc).
+  c.dma_start_latency_ps = 1'300'000;  // [DMA-BW] ~1300 ns
+  c.dma_static_issue_ps = 50'000;      // C-1 profile image: the Sync trigger ~50 ns (read)
+  c.dma_hwdge_issue_ps = 600'000;      // C-3 [NKI-ARCH-TRN2] [DGE] ~600 ns per hwdge DMA
+  c.dma_swdge_descriptor_ps = 16'000;  // assumption: GpSimd writes one engine's descriptors
+                                       // per C-1's dispatch interval (plus GPSIMD_START)
   // Fixed costs (issue 18, mechanism 2). [C-2] [C-5]: trainium-measurements.md.
   c.act_fixed_cycles = 356;              // [C-2] exp [4,4096] bf16 spans 3.71 us = (4096 + 356)
                                          // cycles at 1.2 GHz (nki/img/overviews/nki-dma-intro-3)
@@ -82,13 +105,16 @@ CostSpec Trainium2CostSpec() {
 }
 
 CostSpec Trainium3CostSpec() {
-  CostSpec c = Trainium2CostSpec();           // Trainium3 = Trainium2 + the overrides below
-  c.dve_clock_hz = 1'200'000'000;             // [NKI-ARCH-TRN3] VectorE @ 1.2 GHz
-  c.dve_elems_per_cycle_fp8 = 512;            // [NKI-ARCH-TRN3] 512 BF16/FP16/FP8
-  c.act_elems_per_cycle_16bit = 256;          // [NKI-ARCH-TRN3] ScalarE 256 BF16/FP16/FP8
-  c.act_elems_per_cycle_fp8 = 256;            // [NKI-ARCH-TRN3]
-  c.dma_engine_bytes_per_s = 38'400'000'000;  // [DMA-INTRO] 38.4 GB/s (x128 = 4.9 TB/s);
-                                              // CONFLICT: 33 B/ns table [DMA-BW]
+  CostSpec c = Trainium2CostSpec();   // Trainium3 = Trainium2 + the overrides below
+  c.dve_clock_hz = 1'200'000'000;     // [NKI-ARCH-TRN3] VectorE @ 1.2 GHz
+  c.dve_elems_per_cycle_fp8 = 512;    // [NKI-ARCH-TRN3] 512 BF16/FP16/FP8
+  c.act_elems_per_cycle_16bit = 256;  // [NKI-ARCH-TRN3] ScalarE 256 BF16/FP16/FP8
+  c.act_elems_per_cycle_fp8 = 256;    // [NKI-ARCH-TRN3]
+  // DMA engines (docs/calibration.md §3): the wire rate is published; the HBM-read rate is
+  // trn2's fitted rate scaled by the [DMA-BW] table (33 B/ns trn3 / 23 B/ns trn2).
+  c.dma_engine_bytes_per_s = 38'400'000'000;           // [DMA-INTRO] 38.4 GB/s per engine
+  c.dma_engine_hbm_read_bytes_per_s = 33'490'000'000;  // 23.34 GB/s x 33 / 23
+  c.dma_element_overhead_ps = 1'667;                   // 64 B at 38.4 GB/s (as trn2)
   // CONFLICT: 4.9 TB/s [TRN3-CHIP] vs 4.7 TB/s [NKI-ARCH-TRN3]; chip page chosen.
   c.hbm_bytes_per_s_per_chip = 4'900'000'000'000;
   return c;

@@ -109,6 +109,19 @@ def swap_halves(a):
     return out
 
 
+@nki.jit
+def dma_overview_exp(in_tensor):
+    """The DMA overview's Example 1 (nki/get-started/about/nki-dma-overview.rst): A[4, 4096]
+    bf16 loaded to SBUF, exp on ScalarE, stored back — measurement C-1."""
+    out_tensor = nl.ndarray(in_tensor.shape, dtype=nl.bfloat16, buffer=nl.shared_hbm)
+    sbuf_tensor = nl.ndarray(in_tensor.shape, dtype=nl.bfloat16, buffer=nl.sbuf)
+    out_tile = nl.ndarray(in_tensor.shape, dtype=nl.bfloat16, buffer=nl.sbuf)
+    nisa.dma_copy(src=in_tensor[0:4, 0:4096], dst=sbuf_tensor)
+    nisa.activation(dst=out_tile, op=nl.exp, data=sbuf_tensor)
+    nisa.dma_copy(src=out_tile, dst=out_tensor[0:4, 0:4096])
+    return out_tensor
+
+
 def _view(directory, fmt):
     tool = os.environ["TRNSIM_TEST_NEURON_PROFILE"]
     result = subprocess.run(
@@ -154,8 +167,9 @@ def test_instruction_rows_name_the_kernel_line(matmul_profile):
     by_opcode = {}
     for row in rows["instruction"]:
         by_opcode.setdefault(row["opcode"], []).append(row)
-    # Two K tiles: a weight load and a matmul each, both made by the one nc_matmul call.
-    assert len(by_opcode["load_stationary"]) == 2 and len(by_opcode["multiply_moving"]) == 2
+    # Two K tiles: a weight load and a matmul each, both made by the one nc_matmul call; fp32,
+    # so each is two passes, two profile rows (docs/chip-model.md §2 "PE dynamics").
+    assert len(by_opcode["load_stationary"]) == 4 and len(by_opcode["multiply_moving"]) == 4
     for row in by_opcode["load_stationary"] + by_opcode["multiply_moving"]:
         assert row["nki_source_location"] == _location("MATMUL")
         assert row["nki_api"] == "nisa.nc_matmul"
@@ -187,7 +201,9 @@ def test_the_summary_costs_each_line(matmul_profile):
     by_line = {r["line"]: r for r in kernel}
     matmul = by_line[LINES["MATMUL"]]
     assert matmul["calls"] == ["nisa.nc_matmul"]
-    assert matmul["engines"]["pe"]["instructions"] == 4
+    # 2 K tiles x (weight load + matmul) x 2 fp32 passes.
+    assert matmul["engines"]["pe"]["instructions"] == 8
+    assert run["cores"][0]["engines"]["pe"]["matmul_instructions"] == 4
     # Every PE instruction is the matmul line's, so its busy time is PE's busy time.
     pe_busy = run["cores"][0]["engines"]["pe"]["busy_ps"]
     builder = [r for r in lines if not r["from_kernel"]]
@@ -300,3 +316,107 @@ def test_a_neff_that_was_not_profiled_is_refused(matmul_profile, tmp_path):
          "--output-format", "summary-text"], capture_output=True, text=True, check=False)
     assert result.returncode == 1
     assert result.stderr.startswith("neuron-profile: ") and result.stderr.count("\n") == 1
+
+
+def test_c1_profile_shows_one_engine_carrying_the_data(tmp_path):
+    """C-1: the [4, 4096] bf16 load has 4 partitions, so DMA engine 0 (partitions 0-7) carries
+    all 32 KiB and the other 15 engines only write the completion semaphore; the profile shows
+    exactly that, per engine, for the load and for the store (docs/chip-model.md §3)."""
+    import trnsim_nki
+    directory = str(tmp_path)
+    x = trnsim_nki.host_array(np.linspace(-1, 1, 4 * 4096, dtype=np.float32).reshape(4, 4096),
+                              "bfloat16")
+    nki.profile(dma_overview_exp, working_directory=directory, save_neff_name="file.neff",
+                save_trace_name="profile.ntff")(x)
+    rows = json.loads(_view(directory, "json"))
+    assert [(d["source"], d["destination"]) for d in rows["dma"]] == [("hbm", "sbuf"),
+                                                                     ("sbuf", "hbm")]
+    for dma_id in (0, 1):
+        parts = [r for r in rows["dma_engine"] if r["dma_id"] == dma_id]
+        assert sorted(r["dma_engine"] for r in parts) == list(range(16))
+        data = [r for r in parts if r["transfer_bytes"] > 0]
+        assert [(r["dma_engine"], r["transfer_bytes"]) for r in data] == [(0, 32768)]
+        assert sum(1 for r in parts if r["transfer_bytes"] == 0) == 15
+        # A semaphore write is one element (2.353 ns) plus 4 B at 27.2 GB/s (0.148 ns).
+        assert all(r["duration"] == pytest.approx(2.501) for r in parts if r is not data[0])
+    load = next(r for r in rows["dma_engine"] if r["dma_id"] == 0 and r["transfer_bytes"])
+    # 32 KiB at the HBM-read rate 23.34 GB/s (1,403.942 ns) + 5 elements x 2.353 ns + 0.148 ns:
+    # C-1's measured 1,416 ns.
+    assert load["duration"] == pytest.approx(1415.855)
+    store = next(r for r in rows["dma_engine"] if r["dma_id"] == 1 and r["transfer_bytes"])
+    # From SBUF at the wire rate 27.2 GB/s: 1,204.706 + 11.765 + 0.148 ns (C-2: ~1.2 us).
+    assert store["duration"] == pytest.approx(1216.619)
+    # The summary counts per engine: engine 0 carried both transfers, the others signalled.
+    run = json.loads(_view(directory, "summary-json"))["executions"][0]
+    engines = {e["engine"]: e for e in run["dma_engines"]}
+    assert sorted(engines) == list(range(16))
+    assert (engines[0]["data_transfers"], engines[0]["semaphore_only"],
+            engines[0]["bytes"]) == (2, 0, 65536)
+    for k in range(1, 16):
+        assert (engines[k]["data_transfers"], engines[k]["semaphore_only"],
+                engines[k]["bytes"]) == (0, 2, 0)
+    text = _view(directory, "summary-text")
+    assert "DMA-E0 " in text and "DMA-E15" in text
+
+
+@nki.jit
+def dge_modes(x):
+    """One load per descriptor-generation mode (nki/deep-dives/nki-dge.rst): hardware DGE from
+    the Sync engine and from ScalarE, software DGE (GpSimd), and the compiler's choice."""
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    a = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.sbuf)
+    b = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.sbuf)
+    c = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=a, src=x, dge_mode=nisa.dge_mode.hwdge)
+    nisa.dma_copy(dst=b, src=x, dge_mode=nisa.dge_mode.swdge)
+    nisa.dma_copy(dst=c, src=x, dge_mode=nisa.dge_mode.hwdge, engine=nisa.engine.scalar)
+    nisa.tensor_tensor(dst=a, data1=a, data2=b, op=nl.add)
+    nisa.tensor_tensor(dst=a, data1=a, data2=c, op=nl.add)
+    nisa.dma_copy(dst=out, src=a)
+    return out
+
+
+def test_dge_mode_reaches_the_chip_model(tmp_path):
+    """dge_mode picks the issuing engine and its cost (docs/chip-model.md §3.2): hwdge 600 ns on
+    SP or ACT (C-3), swdge on POOL: GPSIMD_START 125 ns + 16 engines x 16 ns = 381.7 ns (458
+    cycles at 1.2 GHz), the compiler's choice 50 ns (pre-built descriptors); software DGE
+    dispatches engine k 16 ns after engine k-1, engine 0 at issue + 125 + 16 + 1,057.499 ns."""
+    directory = str(tmp_path)
+    x = np.ones((128, 64), np.float32)
+    out = nki.profile(dge_modes, working_directory=directory, save_neff_name="file.neff",
+                      save_trace_name="profile.ntff")(x)
+    np.testing.assert_array_equal(out, 3 * x)
+    rows = json.loads(_view(directory, "json"))
+    copies = [r for r in rows["instruction"] if r["opcode"] == "dma_copy"]
+    got = sorted((r["label"], "hwdge" in r["operands"], "swdge" in r["operands"],
+                  round(r["duration"], 3)) for r in copies)
+    # The store (no dge_mode) goes on the engine that wrote its tile last (DVE), 50 ns at any
+    # clock.
+    assert got == [("ACT", True, False, 600.0), ("DVE", False, False, 50.0),
+                   ("POOL", False, True, 381.667), ("SP", True, False, 600.0)]
+    pool = next(r for r in copies if r["label"] == "POOL")
+    (dma_id,) = {p["dma_id"] for p in rows["dma_engine"]
+                 if p["timestamp"] == pytest.approx(pool["timestamp"] + 1198.499)}
+    starts = sorted(p["timestamp"] for p in rows["dma_engine"] if p["dma_id"] == dma_id)
+    assert starts == pytest.approx([pool["timestamp"] + 1198.499 + 16 * k for k in range(16)])
+
+
+def test_dge_mode_engine_rules():
+    x = np.ones((128, 64), np.float32)
+
+    @nki.jit
+    def hwdge_on_gpsimd(x):
+        t = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=x, dge_mode=nisa.dge_mode.hwdge, engine=nisa.engine.gpsimd)
+        return x
+
+    @nki.jit
+    def swdge_on_sync(x):
+        t = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=x, dge_mode=nisa.dge_mode.swdge, engine=nisa.engine.sync)
+        return x
+
+    with pytest.raises(ValueError, match="allowed: sp, act"):
+        hwdge_on_gpsimd(x)
+    with pytest.raises(ValueError, match="allowed: pool"):
+        swdge_on_sync(x)

@@ -75,6 +75,7 @@ Source ParseSource(const Json& object, const char* key, const std::string& path)
 
 constexpr int kMaxCores = 1024;
 constexpr int kMaxQueues = 1024;
+constexpr int kMaxDmaEngines = 64;  // beyond any chip's DMA engines per core (16)
 
 int EngineIndex(const Json& object, const std::string& path,
                 const std::vector<std::string>& engines) {
@@ -130,6 +131,19 @@ void ParseEvents(const Json& events, const std::string& path,
     d.instruction = U64(j, "instruction", p);
     if (d.instruction >= x.instructions.size())
       throw BadField{p + ".instruction: no such instruction"};
+    if (j.contains("engines")) {  // optional: files written before the per-engine model
+      const Json& engines = Array(j, "engines", p);
+      for (size_t k = 0; k < engines.size(); ++k) {
+        const std::string ep = p + ".engines[" + std::to_string(k) + "]";
+        DmaEnginePart e;
+        e.engine = SmallInt(engines[k], "engine", ep, kMaxDmaEngines);
+        e.bytes = U64(engines[k], "bytes", ep);
+        e.start_ps = U64(engines[k], "start_ps", ep);
+        e.end_ps = U64(engines[k], "end_ps", ep);
+        if (e.end_ps < e.start_ps) throw BadField{ep + ": end_ps is before start_ps"};
+        d.engines.push_back(e);
+      }
+    }
     x.dmas.push_back(std::move(d));
   }
   const Json& updates = Array(events, "sync_updates", path);

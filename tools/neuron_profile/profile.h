@@ -42,6 +42,14 @@ struct Instruction {
   int source = -1;  // index into Profile::sources, or -1 (source_map.h fills it)
 };
 
+// What one DMA engine of the core did for a transfer: its payload share (0 for an engine that
+// only wrote the completion semaphore) and when it served it.
+struct DmaEnginePart {
+  int engine = 0;
+  uint64_t bytes = 0;
+  uint64_t start_ps = 0, end_ps = 0;
+};
+
 struct Dma {
   int core = 0;
   int queue = 0;
@@ -49,6 +57,7 @@ struct Dma {
   uint64_t submit_ps = 0, start_ps = 0, end_ps = 0;
   std::string source, destination;  // "hbm", "sbuf", ...
   uint64_t instruction = 0;
+  std::vector<DmaEnginePart> engines;  // in engine order; empty in files without them
 };
 
 struct SyncUpdate {

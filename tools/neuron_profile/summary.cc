@@ -75,6 +75,7 @@ ExecutionSummary Summarize(const Profile& profile, const Execution& x) {
     busy[{t.core, t.engine}].Add(t.start_ps, t.start_ps + t.duration_ps);
     e.wait_ps += t.wait_ps;
     if (t.pc != kSegmentPc) e.instructions++;  // a table load is engine work, not an instruction
+    if (t.opcode == "multiply_moving") e.matmul_instructions++;
     last_end = std::max(last_end, t.start_ps + t.duration_ps);
     if (t.wait_ps > 0) {
       StallSummary& st = stalls[{t.core, t.engine, StallTarget(t)}];
@@ -98,6 +99,26 @@ ExecutionSummary Summarize(const Profile& profile, const Execution& x) {
     if (d.source == "hbm") c.hbm_read_bytes += d.bytes;
     if (d.destination == "hbm") c.hbm_write_bytes += d.bytes;
     last_end = std::max(last_end, d.end_ps);
+  }
+  std::map<std::pair<int, int>, DmaEngineSummary> dma_engines;
+  std::map<std::pair<int, int>, std::vector<std::pair<uint64_t, uint64_t>>> engine_spans;
+  for (const Dma& d : x.dmas) {
+    for (const DmaEnginePart& p : d.engines) {
+      DmaEngineSummary& e = dma_engines[{d.core, p.engine}];
+      e.core = d.core;
+      e.engine = p.engine;
+      e.bytes += p.bytes;
+      (p.bytes > 0 ? e.data_transfers : e.semaphore_only)++;
+      engine_spans[{d.core, p.engine}].push_back({p.start_ps, p.end_ps});
+    }
+  }
+  for (auto& [key, e] : dma_engines) {
+    auto& list = engine_spans[key];
+    std::sort(list.begin(), list.end());
+    IntervalUnion u;
+    for (auto [a, b] : list) u.Add(a, b);
+    e.busy_ps = u.total();
+    s.dma_engines.push_back(e);
   }
   s.total_ps = x.has_stats ? x.duration_ps : last_end;
   for (CoreSummary& c : s.cores) {
@@ -161,6 +182,15 @@ std::string SummaryText(const Profile& profile) {
                     double(q.streaming_ps) / 1e6, q.bytes_per_s / 1e9);
       out += line;
     }
+    if (!s.dma_engines.empty()) out += "  DMA engines\n";
+    for (const DmaEngineSummary& e : s.dma_engines) {
+      std::snprintf(line, sizeof(line),
+                    "    core %d DMA-E%-2d  %12llu B  %10.3f us busy  %6llu with data  %6llu "
+                    "semaphore only\n",
+                    e.core, e.engine, (unsigned long long)e.bytes, double(e.busy_ps) / 1e6,
+                    (unsigned long long)e.data_transfers, (unsigned long long)e.semaphore_only);
+      out += line;
+    }
     if (!s.stalls.empty()) out += "  dominant stalls\n";
     for (const StallSummary& st : s.stalls) {
       std::snprintf(line, sizeof(line),
@@ -187,7 +217,8 @@ std::string SummaryJson(const Profile& profile) {
         engines[profile.engines[size_t(e)]] = {{"busy_ps", es.busy_ps},
                                                {"busy_percent", 100.0 * es.busy_fraction},
                                                {"wait_ps", es.wait_ps},
-                                               {"instructions", es.instructions}};
+                                               {"instructions", es.instructions},
+                                               {"matmul_instructions", es.matmul_instructions}};
       }
       cores.push_back({{"core", c.core},
                        {"hbm_read_bytes", c.hbm_read_bytes},
@@ -202,6 +233,14 @@ std::string SummaryJson(const Profile& profile) {
                         {"bytes", q.bytes},
                         {"streaming_ps", q.streaming_ps},
                         {"bytes_per_s", q.bytes_per_s}});
+    Json dma_engines = Json::array();
+    for (const DmaEngineSummary& e : s.dma_engines)
+      dma_engines.push_back({{"core", e.core},
+                             {"engine", e.engine},
+                             {"busy_ps", e.busy_ps},
+                             {"bytes", e.bytes},
+                             {"data_transfers", e.data_transfers},
+                             {"semaphore_only", e.semaphore_only}});
     Json stalls = Json::array();
     for (const StallSummary& st : s.stalls)
       stalls.push_back({{"core", st.core},
@@ -209,9 +248,13 @@ std::string SummaryJson(const Profile& profile) {
                         {"on", st.on},
                         {"wait_ps", st.wait_ps},
                         {"instructions", st.instructions}});
-    Json run = {{"execution", s.index},        {"status", s.status},
-                {"total_time_ps", s.total_ps}, {"total_time", double(s.total_ps) / 1e12},
-                {"cores", std::move(cores)},   {"dma_queues", std::move(queues)},
+    Json run = {{"execution", s.index},
+                {"status", s.status},
+                {"total_time_ps", s.total_ps},
+                {"total_time", double(s.total_ps) / 1e12},
+                {"cores", std::move(cores)},
+                {"dma_queues", std::move(queues)},
+                {"dma_engines", std::move(dma_engines)},
                 {"stalls", std::move(stalls)}};
     if (!s.lines.empty()) run["source_lines"] = SourceLinesJson(profile, s.lines);
     list.push_back(std::move(run));

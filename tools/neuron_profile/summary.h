@@ -1,7 +1,8 @@
 // The summary view (`view --output-format summary-text|summary-json`): per execution, the total
 // time, per core and engine the busy time (union of its instruction slices — equal to the chip
 // model's busy counter), busy %, wait time and instruction count; per DMA queue the transfers,
-// bytes, streaming time and bandwidth; HBM traffic; and the dominant stalls — which engine
+// bytes, streaming time and bandwidth; per DMA engine the busy time, bytes and the transfers it
+// carried data for or only signalled; HBM traffic; and the dominant stalls — which engine
 // waited on which semaphores/events, for how long in total (docs/profiling.md §5); and when the
 // instructions carry kernel source lines (source_map.h), what each line cost (line_summary.h).
 #pragma once
@@ -17,6 +18,8 @@ namespace trnsim::neuron_profile {
 
 struct EngineSummary {
   uint64_t busy_ps = 0, wait_ps = 0, instructions = 0;
+  // multiply_moving entries: AWS's "Matmul Instruction Count" (an fp32 matmul is two).
+  uint64_t matmul_instructions = 0;
   double busy_fraction = 0.0;  // busy_ps / total_ps
 };
 
@@ -25,6 +28,15 @@ struct QueueSummary {
   uint64_t transfers = 0, bytes = 0;
   uint64_t streaming_ps = 0;  // union of the transfers' [start, end)
   double bytes_per_s = 0.0;   // bytes / streaming time
+};
+
+// One DMA engine of a core over the execution: the union of the intervals it served transfers,
+// the payload it moved, and how many transfers it carried data for or only wrote the completion
+// semaphore of.
+struct DmaEngineSummary {
+  int core = 0, engine = 0;
+  uint64_t busy_ps = 0, bytes = 0;
+  uint64_t data_transfers = 0, semaphore_only = 0;
 };
 
 struct StallSummary {
@@ -44,9 +56,10 @@ struct ExecutionSummary {
   std::string status;
   uint64_t total_ps = 0;  // the chip model's duration, or the last event's end without stats
   std::vector<CoreSummary> cores;
-  std::vector<QueueSummary> queues;      // queues that moved something
-  std::vector<StallSummary> stalls;      // longest first, at most kMaxStalls
-  std::vector<SourceLineSummary> lines;  // per kernel source line (profiles with sources)
+  std::vector<QueueSummary> queues;           // queues that moved something
+  std::vector<DmaEngineSummary> dma_engines;  // engines that served a transfer
+  std::vector<StallSummary> stalls;           // longest first, at most kMaxStalls
+  std::vector<SourceLineSummary> lines;       // per kernel source line (profiles with sources)
 };
 
 inline constexpr size_t kMaxStalls = 10;

@@ -11,7 +11,8 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-constexpr int kDmaTidBase = 100;  // thread ids: engines 1..5, DMA queue q at 100 + q
+constexpr int kDmaTidBase = 100;        // thread ids: engines 1..5, DMA queue q at 100 + q,
+constexpr int kDmaEngineTidBase = 200;  // DMA engine k at 200 + k
 
 double Us(uint64_t ps) { return double(ps) / 1e6; }
 
@@ -62,6 +63,12 @@ std::string PerfettoJson(const Profile& profile) {
     for (auto [core, queue] : queues)
       events.push_back(Meta("thread_name", Pid(xi, core), kDmaTidBase + queue,
                             "DMA queue " + std::to_string(queue)));
+    std::set<std::pair<int, int>> dma_engines;
+    for (const Dma& d : x.dmas)
+      for (const DmaEnginePart& p : d.engines) dma_engines.insert({d.core, p.engine});
+    for (auto [core, engine] : dma_engines)
+      events.push_back(Meta("thread_name", Pid(xi, core), kDmaEngineTidBase + engine,
+                            "DMA-E" + std::to_string(engine)));
 
     for (size_t i = 0; i < x.instructions.size(); ++i) {
       const Instruction& t = x.instructions[i];
@@ -90,6 +97,18 @@ std::string PerfettoJson(const Profile& profile) {
                        {"instruction_pc", x.instructions[d.instruction].pc}};
       AddSource(profile, x.instructions[d.instruction].source, slice["args"]);
       events.push_back(std::move(slice));
+      for (const DmaEnginePart& p : d.engines) {
+        Json part = {
+            {"ph", "X"},
+            {"name", p.bytes == 0 ? std::string("semaphore") : std::to_string(p.bytes) + " B"},
+            {"cat", "dma_engine"},
+            {"pid", Pid(xi, d.core)},
+            {"tid", kDmaEngineTidBase + p.engine},
+            {"ts", Us(p.start_ps)},
+            {"dur", Us(p.end_ps - p.start_ps)}};
+        part["args"] = {{"bytes", p.bytes}, {"queue", d.queue}};
+        events.push_back(std::move(part));
+      }
     }
     // Flow arrows: updater slice -> waiting instruction slice.
     for (const Instruction& t : x.instructions) {
@@ -131,7 +150,8 @@ std::string PerfettoJson(const Profile& profile) {
 }
 
 std::string LegacyJson(const Profile& profile) {
-  Json summary = Json::array(), instructions = Json::array(), dmas = Json::array();
+  Json summary = Json::array(), instructions = Json::array(), dmas = Json::array(),
+       dma_engines = Json::array();
   for (const Execution& x : profile.executions) {
     const ExecutionSummary s = Summarize(profile, x);
     summary.push_back({{"execution", x.index},
@@ -164,11 +184,23 @@ std::string LegacyJson(const Profile& profile) {
                   {"destination", d.destination}};
       AddSource(profile, x.instructions[d.instruction].source, row);
       dmas.push_back(std::move(row));
+      // One row per DMA engine's part, as the device profile shows DMA operations per engine;
+      // dma_id is the transfer's index among this execution's "dma" rows.
+      for (const DmaEnginePart& p : d.engines)
+        dma_engines.push_back({{"execution", x.index},
+                               {"timestamp", double(p.start_ps) / 1e3},
+                               {"duration", double(p.end_ps - p.start_ps) / 1e3},
+                               {"pcore_idx", d.core},
+                               {"dma_engine", p.engine},
+                               {"queue_idx", d.queue},
+                               {"transfer_bytes", p.bytes},
+                               {"dma_id", size_t(&d - x.dmas.data())}});
     }
   }
   Json doc = {{"summary", std::move(summary)},
               {"instruction", std::move(instructions)},
-              {"dma", std::move(dmas)}};
+              {"dma", std::move(dmas)},
+              {"dma_engine", std::move(dma_engines)}};
   return doc.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 

@@ -150,10 +150,29 @@ TEST(TraceTest, TheTraceAgreesWithTheCounters) {
   }
   ASSERT_EQ(trace.dmas.size(), transfers);
   uint64_t traced_bytes = 0;
-  for (const TraceDma& d : trace.dmas) {
+  // Engine 0 of a transfer starts 1.3 us - 15 x 16 ns - one semaphore element (2,353 + 148 ps)
+  // after the trigger (docs/chip-model.md §3.2): 1,057,499 ps.
+  const DurationPs first_engine_ps = kChip.cost.dma_start_latency_ps -
+                                     15 * kChip.cost.dma_engine_dispatch_ps -
+                                     kChip.cost.dma_element_overhead_ps - 148;
+  ASSERT_EQ(trace.dma_parts.size(), 16 * trace.dmas.size());
+  for (size_t i = 0; i < trace.dmas.size(); ++i) {
+    const TraceDma& d = trace.dmas[i];
     traced_bytes += d.bytes;
-    EXPECT_GE(d.start_ps, d.submit_ps + kChip.cost.dma_start_latency_ps);
+    EXPECT_EQ(d.start_ps, d.submit_ps + first_engine_ps);
     EXPECT_GT(d.end_ps, d.start_ps);
+    // Its 16 engine parts: [128 x 2 KiB] puts 8 rows (16 KiB) on every engine; the transfer
+    // landed with its last part.
+    TimePs last = 0;
+    for (size_t k = 0; k < 16; ++k) {
+      const TraceDmaPart& p = trace.dma_parts[16 * i + k];
+      EXPECT_EQ(p.dma, uint32_t(i));
+      EXPECT_EQ(p.engine, int(k));
+      EXPECT_EQ(p.bytes, d.bytes / 16);
+      EXPECT_GE(p.start_ps, d.submit_ps + first_engine_ps + k * kChip.cost.dma_engine_dispatch_ps);
+      last = std::max(last, p.end_ps);
+    }
+    EXPECT_EQ(last, d.end_ps);
     EXPECT_EQ(trace.instructions[d.instruction].opcode, "dma_copy");
     EXPECT_EQ(s.queues[size_t(d.queue)].transfers, 1u);  // one transfer per queue here
   }

@@ -239,12 +239,25 @@ TEST(cost_control, FixedCosts) {
   EXPECT_EQ(Cycles(Make(Opcode::kNop)), 4u);
   EXPECT_EQ(Cycles(Make(Opcode::kSemWait)), 4u);
   EXPECT_EQ(Cycles(Make(Opcode::kBranch), Engine::kPe), 4u);
-  const InstructionCost d = EstimateCost(Make(Opcode::kDmaCopy), kTrn2);
+  // dma_copy with pre-built descriptors (no DGE flag): dma_static_issue 50 ns at 1.2 GHz.
+  Instruction copy = Make(Opcode::kDmaCopy);
+  const InstructionCost d = EstimateCost(copy, kTrn2);
   EXPECT_EQ(d.engine, Engine::kSp);
-  EXPECT_EQ(d.cycles, 720u);  // 600 ns at 1.2 GHz
-  EXPECT_EQ(d.OccupancyPs(), 600'000u);
+  EXPECT_EQ(d.cycles, 60u);
+  EXPECT_EQ(d.OccupancyPs(), 50'000u);
   EXPECT_EQ(d.access_latency_cycles, 0u);
-  EXPECT_EQ(Cycles(Make(Opcode::kDmaTrigger), Engine::kDve), 576u);  // 600 ns at 0.96 GHz
+  // hwdge (C-3): 600 ns = 720 cycles at 1.2 GHz on SP or ACT.
+  copy.flags = isa::kFlagHwdge;
+  EXPECT_EQ(Cycles(copy, Engine::kAct), 720u);
+  EXPECT_EQ(EstimateCost(copy, Engine::kSp, kTrn2).OccupancyPs(), 600'000u);
+  // swdge on POOL: GPSIMD_START (150 cycles = 125 ns) + 16 engines x 16 ns = 381 ns = 457.2
+  // cycles at 1.2 GHz -> 458.
+  copy.flags = isa::kFlagSwdge;
+  EXPECT_EQ(Cycles(copy, Engine::kPool), 458u);
+  // dma_trigger (NEFF descriptors, pre-built): 50 ns at 0.96 GHz = 48 cycles.
+  EXPECT_EQ(Cycles(Make(Opcode::kDmaTrigger), Engine::kDve), 48u);
+  // collective / sendrecv / debug_print keep the DGE figure: 600 ns.
+  EXPECT_EQ(DmaIssuePs(Make(Opcode::kSendRecv), kTrn2), 600'000u);
 }
 
 }  // namespace

@@ -4,7 +4,6 @@
 #include <cmath>
 
 #include "simulator/cost/cost_model.h"
-#include "simulator/cost/dma_cost.h"
 #include "simulator/isa/opcode.h"
 #include "simulator/spec/chip_spec.h"
 #include "simulator/spec/cost_spec.h"
@@ -86,59 +85,6 @@ TEST(cost_table, EveryOpcodeOnEveryEngineHasAPositiveCost) {
     }
   }
   EXPECT_GT(checked, 2 * static_cast<int>(isa::AllOpcodes().size()));
-}
-
-// ---- DMA ---------------------------------------------------------------------------------------
-TEST(cost_dma, HandComputedTransfer) {
-  // 1 MiB in 4 KiB chunks over 16 engines and 16 descriptors, on chip: per engine 64 KiB + 16
-  // chunks x 256 B overhead = 69,632 B at 27.2 GB/s = 2,560 ns; + 1 descriptor x 100 ns; + the
-  // 1,300 ns start latency.
-  DmaTransfer t{.bytes = 1 << 20, .chunk_bytes = 4096, .descriptors = 16, .engines = 16};
-  EXPECT_EQ(DmaCost(t, kTrn2), 3'960'000u);
-  // From HBM: the core's HBM share (362.5 GB/s) binds: 1 MiB / 362.5 GB/s = 2,892,623.45 ps.
-  t.hbm_sides = 1;
-  EXPECT_EQ(DmaCost(t, kTrn2), 1'300'000u + 2'892'624u);
-}
-TEST(cost_dma, MonotonicInBytes) {
-  DurationPs previous = 0;
-  for (uint64_t bytes = 0; bytes <= (4u << 20); bytes += 12'345) {
-    const DurationPs ps = DmaCost({.bytes = bytes, .chunk_bytes = 2048, .hbm_sides = 1}, kTrn2);
-    EXPECT_GE(ps, previous) << bytes;
-    previous = ps;
-  }
-  EXPECT_EQ(DmaCost({.bytes = 0}, kTrn2),
-            kTrn2.dma_start_latency_ps + kTrn2.dma_descriptor_overhead_ps);
-}
-TEST(cost_dma, SmallChunksArePenalised) {
-  EXPECT_DOUBLE_EQ(DmaChunkEfficiency(256, kTrn2), 0.5);
-  EXPECT_GT(DmaChunkEfficiency(2048, kTrn2), 0.88);
-  EXPECT_GT(DmaChunkEfficiency(4096, kTrn2), 0.94);
-  EXPECT_LT(DmaChunkEfficiency(64, kTrn2), 0.25);
-  DurationPs previous = ~DurationPs{0};
-  for (uint64_t chunk : {32u, 64u, 128u, 256u, 512u, 1024u, 2048u, 4096u, 65536u}) {
-    const DurationPs ps = DmaCost({.bytes = 8 << 20, .chunk_bytes = chunk}, kTrn2);
-    EXPECT_LT(ps, previous) << chunk;
-    previous = ps;
-  }
-}
-TEST(cost_dma, LargeHbmCopyReachesTheCoreShare) {
-  const uint64_t bytes = 64ull << 20;
-  const DurationPs ps =
-      DmaCost({.bytes = bytes, .chunk_bytes = 65536, .descriptors = 1024, .hbm_sides = 1}, kTrn2);
-  const double rate = static_cast<double>(bytes) * 1e12 / static_cast<double>(ps);
-  EXPECT_GT(rate, 0.95 * 362.5e9);
-  EXPECT_LE(rate, 362.5e9);
-}
-TEST(cost_dma, FewerEnginesAreSlowerAndTrn3IsFaster) {
-  const DmaTransfer all{.bytes = 1 << 20, .chunk_bytes = 4096, .descriptors = 16};
-  DmaTransfer one = all;
-  one.engines = 1;
-  EXPECT_GT(DmaCost(one, kTrn2), DmaCost(all, kTrn2));
-  EXPECT_LT(DmaCost(all, kTrn3), DmaCost(all, kTrn2));
-  // A full 64 KiB descriptor on one engine: ~2.4 us at 27.2 GB/s (driver note: ~2 us at 32 GB/s).
-  const DurationPs d = DmaCost({.bytes = 65536, .engines = 1}, kTrn2) - kTrn2.dma_start_latency_ps;
-  EXPECT_GT(d, 2'000'000u);
-  EXPECT_LT(d, 2'600'000u);
 }
 
 }  // namespace

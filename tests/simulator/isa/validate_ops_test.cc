@@ -175,6 +175,22 @@ TEST(ValidateTest, ControlRules) {
       {"dma elements", Opcode::kDmaCopy, [](I& i, E&) { i.ap[1].sizes[0] = 256; }, "elements"},
       {"dma 64-bit cast", Opcode::kDmaCopy, [](I& i, E&) { i.ap[1].dtype = Dtype::kInt64; },
        "64-bit"},
+      {"dma both dge", Opcode::kDmaCopy, [](I& i, E&) { i.flags = kFlagSwdge | kFlagHwdge; },
+       "exclusive"},
+      {"swdge off POOL", Opcode::kDmaCopy,
+       [](I& i, E& e) {
+         i.flags = kFlagSwdge;
+         e = Engine::kSp;
+       },
+       "only POOL"},
+      {"hwdge off SP/ACT", Opcode::kDmaCopy,
+       [](I& i, E& e) {
+         i.flags = kFlagHwdge;
+         e = Engine::kPool;
+       },
+       "only SP or ACT"},
+      {"dge on dma_trigger", Opcode::kDmaTrigger, [](I& i, E&) { i.flags = kFlagHwdge; },
+       "not accepted"},
   };
   for (const Case& c : cases) Check(c);
 }

@@ -116,6 +116,16 @@ TEST(NeuronProfileViewTest, SummaryEqualsTheChipModelsCounters) {
   EXPECT_GT(s.queues[0].bytes_per_s, 0.0);
   EXPECT_EQ(s.cores[0].hbm_read_bytes, x.result.cores[0].hbm_read_bytes);
   EXPECT_EQ(s.cores[0].hbm_write_bytes, x.result.cores[0].hbm_write_bytes);
+  // Per DMA engine: all 16 served both transfers; their payloads add up to the queues' bytes,
+  // and an engine either carried a transfer's data or only wrote its semaphore.
+  ASSERT_EQ(s.dma_engines.size(), 16u);
+  uint64_t engine_bytes = 0;
+  for (const DmaEngineSummary& e : s.dma_engines) {
+    engine_bytes += e.bytes;
+    EXPECT_EQ(e.data_transfers + e.semaphore_only, 2u) << e.engine;
+    EXPECT_GT(e.busy_ps, 0u);
+  }
+  EXPECT_EQ(engine_bytes, s.queues[0].bytes + s.queues[1].bytes);
   // DVE waited for ACT on S[2]; ACT for the load on S[1]; SP for DVE and its store.
   ASSERT_FALSE(s.stalls.empty());
   std::set<std::string> seen;
@@ -140,7 +150,13 @@ TEST(NeuronProfileViewTest, PerfettoFlowsRunFromUpdaterToWaiter) {
     }
     if (ev["ph"] == "s" || ev["ph"] == "f") flows[ev["id"].get<uint64_t>()].push_back(ev);
   }
-  EXPECT_EQ(slices, p->executions[0].instructions.size() + p->executions[0].dmas.size());
+  // A slice per instruction, per transfer and per DMA engine part of each transfer (16 each).
+  size_t parts = 0;
+  for (const Dma& d : p->executions[0].dmas) {
+    EXPECT_EQ(d.engines.size(), 16u);
+    parts += d.engines.size();
+  }
+  EXPECT_EQ(slices, p->executions[0].instructions.size() + p->executions[0].dmas.size() + parts);
   // ACT waits on S[1] (set by the load's dma_copy @complete), DVE on S[2], SP on S[3] and S[4].
   EXPECT_EQ(flows.size(), 4u);
   for (const auto& [id, pair] : flows) {
