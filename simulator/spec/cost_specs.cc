@@ -90,8 +90,10 @@ CostSpec Trainium2CostSpec() {
   c.dma_start_latency_ps = 1'300'000;  // [DMA-BW] ~1300 ns
   c.dma_static_issue_ps = 50'000;      // C-1 profile image: the Sync trigger ~50 ns (read)
   c.dma_hwdge_issue_ps = 600'000;      // C-3 [NKI-ARCH-TRN2] [DGE] ~600 ns per hwdge DMA
-  c.dma_swdge_descriptor_ps = 16'000;  // assumption: GpSimd writes one engine's descriptors
-                                       // per C-1's dispatch interval (plus GPSIMD_START)
+  // C-6 v2 fit: GpSimd writes one engine's descriptors per interval, after GPSIMD_START. v2
+  // issues two software-DGE loads per fp32 matmul from GpSimd and is bound by them: 39.89 ms /
+  // 32,768 matmuls = 1,217 ns = 2 x (125 ns + 16 x d) gives d = 30.2 ns.
+  c.dma_swdge_descriptor_ps = 30'000;
   // Fixed costs (issue 18, mechanism 2). [C-2] [C-5]: trainium-measurements.md.
   c.act_fixed_cycles = 356;              // [C-2] exp [4,4096] bf16 spans 3.71 us = (4096 + 356)
                                          // cycles at 1.2 GHz (nki/img/overviews/nki-dma-intro-3)

@@ -4,6 +4,7 @@ import math
 
 import pytest
 
+import fidelity
 from fidelity import Row, Verdict, format_table
 
 
@@ -49,3 +50,14 @@ def test_uncounted_rows_are_printed_not_judged():
 def test_a_zero_measurement_has_no_ratio():
     r = Row("C-9", "M", "x", 0.0, 1.0, "us")
     assert math.isnan(r.ratio) and not r.within
+
+
+def test_known_gaps_are_not_judged_until_they_close(monkeypatch):
+    monkeypatch.setattr(fidelity, "KNOWN_GAPS", {("C-6", "gap"): "why"})
+    gap = Row("C-6", "H", "gap", 100.0, 50.0, "%")
+    v = Verdict([row("H", 1.0), gap])
+    assert v.passed and v.gaps == [gap] and len(v.counted) == 1 and v.mae == 0.0
+    assert "known gap C-6 gap: why" in format_table(v.rows, v)
+    closed = Row("C-6", "H", "gap", 100.0, 95.0, "%")  # within 10%: the list is stale
+    v = Verdict([row("H", 1.0), closed])
+    assert v.stale_gaps == [closed] and not v.passed

@@ -378,9 +378,11 @@ def dge_modes(x):
 
 def test_dge_mode_reaches_the_chip_model(tmp_path):
     """dge_mode picks the issuing engine and its cost (docs/chip-model.md §3.2): hwdge 600 ns on
-    SP or ACT (C-3), swdge on POOL: GPSIMD_START 125 ns + 16 engines x 16 ns = 381.7 ns (458
+    SP or ACT (C-3), swdge on POOL: GPSIMD_START 125 ns + 16 engines x 30 ns = 605 ns (726
     cycles at 1.2 GHz), the compiler's choice 50 ns (pre-built descriptors); software DGE
-    dispatches engine k 16 ns after engine k-1, engine 0 at issue + 125 + 16 + 1,057.499 ns."""
+    dispatches engine k 30 ns after engine k-1, engine 0 at issue + 125 + 30 + (1,300 - 15 x 30 -
+    2.501) ns = 1,002.499 ns, so that the last engine's semaphore lands 1.3 us after its dispatch
+    began (C-4)."""
     directory = str(tmp_path)
     x = np.ones((128, 64), np.float32)
     out = nki.profile(dge_modes, working_directory=directory, save_neff_name="file.neff",
@@ -393,12 +395,12 @@ def test_dge_mode_reaches_the_chip_model(tmp_path):
     # The store (no dge_mode) goes on the engine that wrote its tile last (DVE), 50 ns at any
     # clock.
     assert got == [("ACT", True, False, 600.0), ("DVE", False, False, 50.0),
-                   ("POOL", False, True, 381.667), ("SP", True, False, 600.0)]
+                   ("POOL", False, True, 605.0), ("SP", True, False, 600.0)]
     pool = next(r for r in copies if r["label"] == "POOL")
     (dma_id,) = {p["dma_id"] for p in rows["dma_engine"]
-                 if p["timestamp"] == pytest.approx(pool["timestamp"] + 1198.499)}
+                 if p["timestamp"] == pytest.approx(pool["timestamp"] + 1002.499)}
     starts = sorted(p["timestamp"] for p in rows["dma_engine"] if p["dma_id"] == dma_id)
-    assert starts == pytest.approx([pool["timestamp"] + 1198.499 + 16 * k for k in range(16)])
+    assert starts == pytest.approx([pool["timestamp"] + 1002.499 + 30 * k for k in range(16)])
 
 
 def test_dge_mode_engine_rules():
