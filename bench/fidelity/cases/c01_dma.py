@@ -29,19 +29,10 @@ CASES = ("C-1", "C-2", "C-3", "C-4")
 
 
 def _kernels():
+    from dma_overview_example1 import tensor_exp_kernel_isa
     import nki
     import nki.isa as nisa
     import nki.language as nl
-
-    @nki.jit
-    def tensor_exp_kernel_isa(in_tensor):
-        out_tensor = nl.ndarray(in_tensor.shape, dtype=nl.bfloat16, buffer=nl.shared_hbm)
-        sbuf_tensor = nl.ndarray(in_tensor.shape, dtype=nl.bfloat16, buffer=nl.sbuf)
-        out_tile = nl.ndarray(in_tensor.shape, dtype=nl.bfloat16, buffer=nl.sbuf)
-        nisa.dma_copy(src=in_tensor[0:4, 0:4096], dst=sbuf_tensor)
-        nisa.activation(dst=out_tile, op=nl.exp, data=sbuf_tensor)
-        nisa.dma_copy(src=out_tile, dst=out_tensor[0:4, 0:4096])
-        return out_tensor
 
     @nki.jit
     def hwdge_load(x):

@@ -15,24 +15,10 @@ Simulated: from the device profile (neuron-profile's json view) — the duration
 """
 import numpy as np
 
-import nki
-import nki.isa as nisa
-import nki.language as nl
-
+from dma_overview_example1 import tensor_exp_kernel_isa
 from fidelity import Row
 
 CASES = ("C-2",)
-
-
-@nki.jit
-def tensor_exp_kernel_isa(in_tensor):
-    out_tensor = nl.ndarray(in_tensor.shape, dtype=nl.bfloat16, buffer=nl.shared_hbm)
-    sbuf_tensor = nl.ndarray(in_tensor.shape, dtype=nl.bfloat16, buffer=nl.sbuf)
-    out_tile = nl.ndarray(in_tensor.shape, dtype=nl.bfloat16, buffer=nl.sbuf)
-    nisa.dma_copy(src=in_tensor[0:4, 0:4096], dst=sbuf_tensor)
-    nisa.activation(dst=out_tile, op=nl.exp, data=sbuf_tensor)
-    nisa.dma_copy(src=out_tile, dst=out_tensor[0:4, 0:4096])
-    return out_tensor
 
 
 def _only(rows, what):
