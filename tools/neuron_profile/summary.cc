@@ -88,7 +88,9 @@ ExecutionSummary Summarize(const Profile& profile, const Execution& x) {
   }
   std::map<std::pair<int, int>, QueueSummary> queues;
   std::map<std::pair<int, int>, std::vector<std::pair<uint64_t, uint64_t>>> spans;
+  std::map<int, std::vector<std::pair<uint64_t, uint64_t>>> streamed;  // per core: [start, end)
   for (const Dma& d : x.dmas) {
+    streamed[d.core].push_back({d.start_ps, d.end_ps});
     QueueSummary& q = queues[{d.core, d.queue}];
     q.core = d.core;
     q.queue = d.queue;
@@ -122,6 +124,12 @@ ExecutionSummary Summarize(const Profile& profile, const Execution& x) {
   }
   s.total_ps = x.has_stats ? x.duration_ps : last_end;
   for (CoreSummary& c : s.cores) {
+    auto& list = streamed[c.core];
+    std::sort(list.begin(), list.end());
+    IntervalUnion active;
+    for (auto [a, b] : list) active.Add(a, b);
+    c.dma_active_ps = active.total();
+    c.dma_active_fraction = s.total_ps == 0 ? 0.0 : double(c.dma_active_ps) / double(s.total_ps);
     for (int e = 0; e < kEngineCount; ++e) {
       auto it = busy.find({c.core, e});
       c.engines[e].busy_ps = it == busy.end() ? 0 : it->second.total();
@@ -161,8 +169,11 @@ std::string SummaryText(const Profile& profile) {
                   double(s.total_ps) / 1e6);
     out += line;
     for (const CoreSummary& c : s.cores) {
-      std::snprintf(line, sizeof(line), "  core %d  (HBM read %llu B, write %llu B)\n", c.core,
-                    (unsigned long long)c.hbm_read_bytes, (unsigned long long)c.hbm_write_bytes);
+      std::snprintf(line, sizeof(line),
+                    "  core %d  (HBM read %llu B, write %llu B; DMA active %.3f us, %.2f%%)\n",
+                    c.core, (unsigned long long)c.hbm_read_bytes,
+                    (unsigned long long)c.hbm_write_bytes, double(c.dma_active_ps) / 1e6,
+                    100.0 * c.dma_active_fraction);
       out += line;
       for (int e = 0; e < kEngineCount; ++e) {
         const EngineSummary& es = c.engines[e];
@@ -223,6 +234,8 @@ std::string SummaryJson(const Profile& profile) {
       cores.push_back({{"core", c.core},
                        {"hbm_read_bytes", c.hbm_read_bytes},
                        {"hbm_write_bytes", c.hbm_write_bytes},
+                       {"dma_active_ps", c.dma_active_ps},
+                       {"dma_active_percent", 100.0 * c.dma_active_fraction},
                        {"engines", std::move(engines)}});
     }
     Json queues = Json::array();

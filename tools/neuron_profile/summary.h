@@ -49,6 +49,10 @@ struct CoreSummary {
   int core = 0;
   EngineSummary engines[kEngineCount];
   uint64_t hbm_read_bytes = 0, hbm_write_bytes = 0;  // by transfer sides touching HBM
+  // AWS's "DMA Active Time": the time at least one transfer of the core was streaming — the
+  // union of its transfers' [start, end) (docs/profiling.md §5).
+  uint64_t dma_active_ps = 0;
+  double dma_active_fraction = 0.0;  // dma_active_ps / total_ps
 };
 
 struct ExecutionSummary {

@@ -3,6 +3,7 @@
 // counters, Perfetto flows come in pairs, and corrupted files are refused without crashing.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -116,6 +117,20 @@ TEST(NeuronProfileViewTest, SummaryEqualsTheChipModelsCounters) {
   EXPECT_GT(s.queues[0].bytes_per_s, 0.0);
   EXPECT_EQ(s.cores[0].hbm_read_bytes, x.result.cores[0].hbm_read_bytes);
   EXPECT_EQ(s.cores[0].hbm_write_bytes, x.result.cores[0].hbm_write_bytes);
+  // DMA active: the two transfers' [start, end) as one union — at least either queue's
+  // streaming time, at most their sum and the total.
+  const auto& d0 = x.trace.dmas[0];
+  const auto& d1 = x.trace.dmas[1];
+  const uint64_t overlap =
+      std::min(d0.end_ps, d1.end_ps) > std::max(d0.start_ps, d1.start_ps)
+          ? std::min(d0.end_ps, d1.end_ps) - std::max(d0.start_ps, d1.start_ps)
+          : 0;
+  EXPECT_EQ(s.cores[0].dma_active_ps,
+            (d0.end_ps - d0.start_ps) + (d1.end_ps - d1.start_ps) - overlap);
+  EXPECT_GE(s.cores[0].dma_active_ps, std::max(s.queues[0].streaming_ps, s.queues[1].streaming_ps));
+  EXPECT_LE(s.cores[0].dma_active_ps, s.total_ps);
+  EXPECT_DOUBLE_EQ(s.cores[0].dma_active_fraction,
+                   double(s.cores[0].dma_active_ps) / double(s.total_ps));
   // Per DMA engine: all 16 served both transfers; their payloads add up to the queues' bytes,
   // and an engine either carried a transfer's data or only wrote its semaphore.
   ASSERT_EQ(s.dma_engines.size(), 16u);
