@@ -55,6 +55,8 @@
 #include "driver/faults/fault_plan.h"
 #include "driver/sim/device_clock.h"
 #include "driver/sim/hbm_allocator.h"
+#include "simulator/collective/collective_hub.h"
+#include "simulator/collective/point_to_point.h"
 #include "simulator/instance.h"
 #include "simulator/isa/instruction.h"
 #include "simulator/reference/interpreter.h"
@@ -90,11 +92,9 @@ class SimDevice final : public Device {
   Status UnloadProgram(ProgramHandle program) override;
   StatusOr<simulator::core::ExecutionResult> Execute(
       std::span<const CoreExecution> cores, const ExecutionRequestOptions& options) override;
-  StatusOr<std::vector<uint8_t>> HostCollective(
-      const simulator::collective::HostCollectiveCall& call,
-      const simulator::collective::PortOptions& options) override;
-  StatusOr<simulator::collective::PeerReply> PointToPoint(
-      const simulator::collective::PeerCall& call) override;
+  StatusOr<std::vector<uint8_t>> HostCollective(const HostCollectiveCall& call,
+                                                const HostCollectiveOptions& options) override;
+  StatusOr<PeerReply> PointToPoint(const PeerCall& call) override;
 
   // Test seam: what executions and ReleaseCores are doing, reported with no lock held, with
   // the instance-wide physical cores concerned. kWaitingForCores: an execution found one of

@@ -246,27 +246,3 @@ StatusOr<simulator::core::ExecutionResult> SimDevice::Execute(
 }
 
 }  // namespace trnsim::driver::sim
-
-namespace trnsim::driver::sim {
-
-StatusOr<std::vector<uint8_t>> SimDevice::HostCollective(
-    const simulator::collective::HostCollectiveCall& call,
-    const simulator::collective::PortOptions& options) {
-  if (call.world_size == 0 || call.rank >= call.world_size) {
-    return InvalidError("rank " + std::to_string(call.rank) + " is not within a world of " +
-                        std::to_string(call.world_size));
-  }
-  return collectives_.HostCollective(call, options);
-}
-
-StatusOr<simulator::collective::PeerReply> SimDevice::PointToPoint(
-    const simulator::collective::PeerCall& call) {
-  if (call.op == simulator::collective::PeerOp::kPost) {
-    std::shared_lock lock(mutex_);  // released before the exchange copies (Copy takes it)
-    TRNSIM_RETURN_IF_ERROR(
-        Lookup(call.buffer.memory, call.buffer.offset, call.buffer.length).status());
-  }
-  return peers_.Call(call);
-}
-
-}  // namespace trnsim::driver::sim

@@ -449,7 +449,7 @@ TEST(OpenDeviceTest, SeparateSimDevicesAreSeparateInstances) {
 namespace trnsim::driver {
 namespace {
 
-namespace p2p = simulator::collective;
+namespace p2p = driver;
 
 StatusOr<p2p::PeerReply> Peer(Device& device, p2p::PeerOp op, uint64_t id,
                               p2p::PeerBuffer buffer = {}) {

@@ -198,13 +198,13 @@ grpc::Status NeurondService::HostCollective(grpc::ServerContext* context,
   std::shared_ptr<Session> session = Authenticate(context, "HostCollective", &denied);
   if (session == nullptr) return denied;
   auto run = [&]() -> trnsim::Status {
-    simulator::collective::HostCollectiveCall call;
+    driver::HostCollectiveCall call;
     switch (request->kind()) {
       case v1::HOST_COLLECTIVE_BARRIER:
-        call.kind = simulator::collective::HostCollectiveKind::kBarrier;
+        call.kind = driver::HostCollectiveKind::kBarrier;
         break;
       case v1::HOST_COLLECTIVE_ALL_GATHER:
-        call.kind = simulator::collective::HostCollectiveKind::kAllGather;
+        call.kind = driver::HostCollectiveKind::kAllGather;
         break;
       default:
         return InvalidError("HostCollectiveRequest.kind " + std::to_string(request->kind()) +
@@ -219,7 +219,7 @@ grpc::Status NeurondService::HostCollective(grpc::ServerContext* context,
     call.world_size = request->world_size();
     call.sequence = request->sequence();
     call.input.assign(request->input().begin(), request->input().end());
-    simulator::collective::PortOptions options;
+    driver::HostCollectiveOptions options;
     options.host_timeout = std::chrono::milliseconds(Rep(request->timeout_ms()));
     options.cancel = session->cancel_flag();
     TRNSIM_ASSIGN_OR_RETURN(std::vector<uint8_t> output, device_->HostCollective(call, options));
