@@ -29,12 +29,14 @@
 // hub. A rank blocked in a collective holds its cores (as on hardware) and nothing else.
 // PointToPoint goes to the instance's PeerExchange, which moves bytes with Copy (any two
 // allocations, across HBM stacks and chips) when both sides of a transfer are posted.
-// Faults: with DeviceOptions::faults the device injects them (driver/faults/fault_plan.h,
-// docs/faults.md): load_oom in LoadProgram before anything is decoded; the other kinds in
-// Execute once the cores are claimed (so a rule's ordinals follow the order executions run on a
-// core), without running the chip model, except corrupt, which runs it and then overwrites
-// output words. A hang holds its cores for the request's host_timeout. The plan, and the
-// poisoned stacks and dead cores it remembers, live as long as this device.
+// Faults: the one place executions get them (driver/faults/fault_plan.h, docs/faults.md). The
+// plan is the request's (ExecutionRequestOptions::faults: neurond's session's) or else the
+// device's own (DeviceOptions::faults; it and the poisoned stacks and dead cores it remembers
+// live as long as this device). Execute decides once the cores are claimed (so a rule's
+// ordinals follow the order executions run on a core) and does not run the chip model, except
+// for corrupt, which runs it and then overwrites output words. A hang keeps its cores claimed
+// while it waits out the request's host_timeout. load_oom: the device's own plan in
+// LoadProgram, before anything is decoded (neurond's Session applies its plan there itself).
 // Device time: every core has a device clock (device_clock.h) that only its executions
 // advance; Execute reports each core's start on it in CoreStats::device_start_ps.
 // Races: two executions (or an execution and Write/Read/Copy/Fill) touching the same HBM bytes
@@ -99,9 +101,10 @@ class SimDevice final : public Device {
   // Test seam: what executions and ReleaseCores are doing, reported with no lock held, with
   // the instance-wide physical cores concerned. kWaitingForCores: an execution found one of
   // its cores busy and is about to wait; kRunning: an execution holds its cores and is about to
-  // run; kReleaseWaiting: ReleaseCores is about to wait for an execution on its cores.
+  // run; kReleaseWaiting: ReleaseCores is about to wait for an execution on its cores;
+  // kHanging: an injected hang holds its cores and is about to wait out its timeout.
   // Set it before any call that may report; it is not synchronised.
-  enum class Event { kWaitingForCores, kRunning, kReleaseWaiting };
+  enum class Event { kWaitingForCores, kRunning, kReleaseWaiting, kHanging };
   using Observer = std::function<void(Event, std::span<const int> cores)>;
   void SetObserverForTesting(Observer observer) { observer_ = std::move(observer); }
 

@@ -187,15 +187,19 @@ StatusOr<simulator::core::ExecutionResult> SimDevice::Execute(
   claim.cores_claimed_ = true;
 
   // 3. Fault injection decides now that the cores are this execution's (sim_device.h, Faults).
+  //    The request's plan (a neurond session's) or else the device's own.
   faults::FaultOutcome fault;
-  if (faults_ != nullptr) {
+  if (faults::FaultPlan* plan = options.faults != nullptr ? options.faults : faults_.get()) {
     faults::ExecutionSite site;
     site.model_name = claim.programs_.front()->model_name;
     site.physical_cores = claim.cores_;
     site.host_timeout = options.host_timeout;
-    fault = faults_->BeforeExecution(site);
+    fault = plan->BeforeExecution(site);
     if (fault.kind && !fault.corrupt) {
-      if (fault.hang) faults::WaitOutHang(options.host_timeout, options.cancel);
+      if (fault.hang) {
+        Notify(Event::kHanging, claim.cores_);
+        faults::WaitOutHang(options.host_timeout, options.cancel);  // the cores stay claimed
+      }
       return fault.status;
     }
   }
