@@ -168,6 +168,10 @@ class RemoteDevice final : public Device {
   Status CheckSession() const;
   // NRT_FAILURE for a reply that breaks the protocol.
   Status ProtocolError(const char* rpc, const std::string& what) const;
+  // NRT_INVALID, before anything is sent, for a Read or Write range no allocation can hold (it
+  // wraps, or is larger than an HBM stack): the transfer would run past the caller's buffer
+  // before the daemon's refusal arrived. Smaller ranges the daemon checks.
+  Status CheckTransferRange(uint64_t offset, uint64_t size) const;
 
   // One unary RPC with `deadline` (none when zero; default: RemoteOptions::rpc_deadline); the
   // daemon's NrtStatus when the call got through.
@@ -432,9 +436,20 @@ StatusOr<AllocationInfo> RemoteDevice::Describe(MemoryHandle handle) {
   return info;
 }
 
+Status RemoteDevice::CheckTransferRange(uint64_t offset, uint64_t size) const {
+  const uint64_t stack_bytes = spec_->chip->hbm_bytes_per_stack;
+  if (size > stack_bytes || offset > stack_bytes - size) {
+    return InvalidError("range [" + std::to_string(offset) + ", +" + std::to_string(size) +
+                        ") is larger than any allocation (one HBM stack holds " +
+                        std::to_string(stack_bytes) + " bytes)");
+  }
+  return Status::Ok();
+}
+
 Status RemoteDevice::Write(MemoryHandle handle, uint64_t offset, const void* src,
                            uint64_t size) {
   if (size > 0 && src == nullptr) return InvalidError("source buffer is NULL");
+  TRNSIM_RETURN_IF_ERROR(CheckTransferRange(offset, size));
   TRNSIM_RETURN_IF_ERROR(CheckSession());
   const std::chrono::milliseconds deadline = StreamDeadline(size);
   grpc::ClientContext context;
@@ -479,6 +494,7 @@ Status RemoteDevice::Write(MemoryHandle handle, uint64_t offset, const void* src
 
 Status RemoteDevice::Read(MemoryHandle handle, uint64_t offset, void* dst, uint64_t size) {
   if (size > 0 && dst == nullptr) return InvalidError("destination buffer is NULL");
+  TRNSIM_RETURN_IF_ERROR(CheckTransferRange(offset, size));
   TRNSIM_RETURN_IF_ERROR(CheckSession());
   const std::chrono::milliseconds deadline = StreamDeadline(size);
   grpc::ClientContext context;
