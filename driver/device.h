@@ -28,10 +28,9 @@
 #include <string>
 
 #include "common/status_or.h"
+#include "driver/collective_calls.h"
 #include "driver/execution_types.h"
 #include "driver/faults/fault_spec.h"
-#include "simulator/collective/collective_hub.h"
-#include "simulator/collective/point_to_point.h"
 #include "simulator/core/execution.h"
 #include "simulator/spec/instance_spec.h"
 
@@ -152,17 +151,15 @@ class Device {
   // and returns all_gather's concatenation in rank order (barrier: empty). Waits at most
   // options.host_timeout (zero: the hub's default): NRT_TIMEOUT naming the missing ranks;
   // options.cancel (if set) ends the wait early (NRT_EXEC_HW_ERR_COLLECTIVES for every rank).
-  virtual StatusOr<std::vector<uint8_t>> HostCollective(
-      const simulator::collective::HostCollectiveCall& call,
-      const simulator::collective::PortOptions& options) = 0;
+  virtual StatusOr<std::vector<uint8_t>> HostCollective(const HostCollectiveCall& call,
+                                                        const HostCollectiveOptions& options) = 0;
   // Point-to-point transfers between logical cores of the instance (nrt_async_sendrecv_*):
   // one operation of the instance's PeerExchange (simulator/collective/point_to_point.h), whose
   // errors it returns. A kPost's buffer.memory is one of this connection's handles: unknown is
   // NRT_INVALID_HANDLE, [offset, offset+length) outside the allocation NRT_INVALID, both before
   // anything is posted. The bytes move inside the back end (never through the caller), when
   // both sides of a transfer are posted. Never blocks.
-  virtual StatusOr<simulator::collective::PeerReply> PointToPoint(
-      const simulator::collective::PeerCall& call) = 0;
+  virtual StatusOr<PeerReply> PointToPoint(const PeerCall& call) = 0;
 };
 
 struct DeviceOptions {

@@ -21,6 +21,10 @@
 
 namespace trnsim::driver {
 
+namespace faults {
+class FaultPlan;
+}
+
 using ProgramHandle = uint64_t;  // 0 is never a valid handle
 inline constexpr ProgramHandle kInvalidProgramHandle = 0;
 
@@ -76,6 +80,10 @@ struct ExecutionRequestOptions {
   // (simulator/core/trace.h); the remote back end asks neurond to record it
   // (ExecutionOptions.record_trace) and fills it from the reply.
   simulator::core::ExecutionTrace* trace = nullptr;
+  // Not sent over the wire: the fault plan of the connection the execution belongs to
+  // (driver/faults/fault_plan.h; neurond passes its session's). The back end applies it once
+  // it has claimed the cores. Null: the device's own (DeviceOptions::faults), if any.
+  faults::FaultPlan* faults = nullptr;
 };
 
 }  // namespace trnsim::driver

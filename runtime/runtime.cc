@@ -14,6 +14,7 @@
 
 #include "common/log.h"
 #include "runtime/profiling/inspect_env.h"
+#include "simulator/collective/collective_hub.h"
 
 namespace trnsim::runtime {
 namespace {

@@ -1,5 +1,5 @@
-// What an injected fault does besides returning a status (docs/faults.md), for the two back-end
-// hosts of a FaultPlan (the sim Device in-process, neurond per session):
+// What an injected fault does besides returning a status (docs/faults.md), for the back end
+// that applies a FaultPlan to its executions (driver/sim/sim_device.h, "Faults"):
 //   CorruptOutputs  `corrupt`: overwrites output words of a successful execution
 //   WaitOutHang     `hang`: the caller waits as for a core that never answers
 #pragma once

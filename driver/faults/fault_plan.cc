@@ -92,6 +92,12 @@ bool FaultPlan::CountAndDecide(size_t index, int core, uint64_t* draw) {
 }
 
 FaultOutcome FaultPlan::BeforeExecution(const ExecutionSite& site) {
+  FaultOutcome outcome = Decide(site);
+  if (outcome.injected && observer_) observer_(outcome);
+  return outcome;
+}
+
+FaultOutcome FaultPlan::Decide(const ExecutionSite& site) {
   const simulator::ChipSpec& chip = *instance_.chip;
   FaultOutcome outcome;
   if (site.physical_cores.empty()) return outcome;

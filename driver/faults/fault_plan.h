@@ -13,11 +13,17 @@
 // with that fault's status again (an after-effect: no rule counts it). Otherwise every rule
 // that matches (model glob, core) counts the execution; the first of them that fires decides.
 //
+// Where it is applied: by the back end that runs the execution, once it has claimed the cores
+// (driver/sim/sim_device.h, "Faults"). The in-process sim device owns its connection's plan;
+// neurond owns one per session and hands it to its device with each execution
+// (ExecutionRequestOptions::faults), so a spec behaves the same either way (docs/decisions.md).
+//
 // Thread safety: all methods may be called concurrently (one internal lock, held briefly).
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -64,8 +70,15 @@ class FaultPlan {
   static StatusOr<std::unique_ptr<FaultPlan>> Create(FaultSpec spec,
                                                      const simulator::InstanceSpec& instance);
 
-  // Decides one execution; a fault injected now is logged once at ERROR level.
+  // Decides one execution; a fault injected now is logged once at ERROR level and reported to
+  // the injection observer.
   FaultOutcome BeforeExecution(const ExecutionSite& site);
+
+  // Called, with no lock held, with the outcome of every execution fault a rule injects (not
+  // for after-effects): neurond counts the memory errors per chip for its Status. Set it
+  // before the plan is used; it is not synchronised.
+  using InjectionObserver = std::function<void(const FaultOutcome&)>;
+  void SetInjectionObserver(InjectionObserver observer) { observer_ = std::move(observer); }
 
   // Decides one program load of model `model_name` on instance-wide physical core `core` (-1:
   // unknown, matched only by rules without a core): NRT_RESOURCE naming the allocation of the
@@ -78,6 +91,8 @@ class FaultPlan {
  private:
   FaultPlan(FaultSpec spec, const simulator::InstanceSpec& instance);
 
+  // BeforeExecution without the observer. Takes mutex_.
+  FaultOutcome Decide(const ExecutionSite& site);
   // Does `rule` count an event of `model_name` on `cores`?
   static bool Matches(const FaultRule& rule, std::string_view model_name,
                       std::span<const int> cores);
@@ -88,6 +103,7 @@ class FaultPlan {
 
   const FaultSpec spec_;
   const simulator::InstanceSpec& instance_;
+  InjectionObserver observer_;
 
   std::mutex mutex_;                                     // guards everything below
   std::map<std::pair<size_t, int>, uint64_t> ordinals_;  // (rule, core) -> events counted

@@ -20,6 +20,7 @@
 #include "driver/remote/convert.h"
 #include "driver/remote/convert_trace.h"
 #include "proto/neurond.grpc.pb.h"
+#include "simulator/collective/collective_hub.h"
 
 #ifndef TRNSIM_VERSION
 #define TRNSIM_VERSION "unknown"
@@ -150,11 +151,9 @@ class RemoteDevice final : public Device {
   Status UnloadProgram(ProgramHandle program) override;
   StatusOr<simulator::core::ExecutionResult> Execute(
       std::span<const CoreExecution> cores, const ExecutionRequestOptions& options) override;
-  StatusOr<std::vector<uint8_t>> HostCollective(
-      const simulator::collective::HostCollectiveCall& call,
-      const simulator::collective::PortOptions& options) override;
-  StatusOr<simulator::collective::PeerReply> PointToPoint(
-      const simulator::collective::PeerCall& call) override;
+  StatusOr<std::vector<uint8_t>> HostCollective(const HostCollectiveCall& call,
+                                                const HostCollectiveOptions& options) override;
+  StatusOr<PeerReply> PointToPoint(const PeerCall& call) override;
 
  private:
   enum class AttachState { kNotStarted, kPending, kAttached, kEnded };
@@ -169,6 +168,10 @@ class RemoteDevice final : public Device {
   Status CheckSession() const;
   // NRT_FAILURE for a reply that breaks the protocol.
   Status ProtocolError(const char* rpc, const std::string& what) const;
+  // NRT_INVALID, before anything is sent, for a Read or Write range no allocation can hold (it
+  // wraps, or is larger than an HBM stack): the transfer would run past the caller's buffer
+  // before the daemon's refusal arrived. Smaller ranges the daemon checks.
+  Status CheckTransferRange(uint64_t offset, uint64_t size) const;
 
   // One unary RPC with `deadline` (none when zero; default: RemoteOptions::rpc_deadline); the
   // daemon's NrtStatus when the call got through.
@@ -433,9 +436,20 @@ StatusOr<AllocationInfo> RemoteDevice::Describe(MemoryHandle handle) {
   return info;
 }
 
+Status RemoteDevice::CheckTransferRange(uint64_t offset, uint64_t size) const {
+  const uint64_t stack_bytes = spec_->chip->hbm_bytes_per_stack;
+  if (size > stack_bytes || offset > stack_bytes - size) {
+    return InvalidError("range [" + std::to_string(offset) + ", +" + std::to_string(size) +
+                        ") is larger than any allocation (one HBM stack holds " +
+                        std::to_string(stack_bytes) + " bytes)");
+  }
+  return Status::Ok();
+}
+
 Status RemoteDevice::Write(MemoryHandle handle, uint64_t offset, const void* src,
                            uint64_t size) {
   if (size > 0 && src == nullptr) return InvalidError("source buffer is NULL");
+  TRNSIM_RETURN_IF_ERROR(CheckTransferRange(offset, size));
   TRNSIM_RETURN_IF_ERROR(CheckSession());
   const std::chrono::milliseconds deadline = StreamDeadline(size);
   grpc::ClientContext context;
@@ -480,6 +494,7 @@ Status RemoteDevice::Write(MemoryHandle handle, uint64_t offset, const void* src
 
 Status RemoteDevice::Read(MemoryHandle handle, uint64_t offset, void* dst, uint64_t size) {
   if (size > 0 && dst == nullptr) return InvalidError("destination buffer is NULL");
+  TRNSIM_RETURN_IF_ERROR(CheckTransferRange(offset, size));
   TRNSIM_RETURN_IF_ERROR(CheckSession());
   const std::chrono::milliseconds deadline = StreamDeadline(size);
   grpc::ClientContext context;
@@ -643,13 +658,11 @@ StatusOr<simulator::core::ExecutionResult> RemoteDevice::Execute(
   return result;
 }
 
-StatusOr<std::vector<uint8_t>> RemoteDevice::HostCollective(
-    const simulator::collective::HostCollectiveCall& call,
-      const simulator::collective::PortOptions& options) {
+StatusOr<std::vector<uint8_t>> RemoteDevice::HostCollective(const HostCollectiveCall& call,
+                                                            const HostCollectiveOptions& options) {
   v1::HostCollectiveRequest request;
-  request.set_kind(call.kind == simulator::collective::HostCollectiveKind::kAllGather
-                       ? v1::HOST_COLLECTIVE_ALL_GATHER
-                       : v1::HOST_COLLECTIVE_BARRIER);
+  request.set_kind(call.kind == HostCollectiveKind::kAllGather ? v1::HOST_COLLECTIVE_ALL_GATHER
+                                                               : v1::HOST_COLLECTIVE_BARRIER);
   request.set_communicator(call.communicator);
   request.set_rank(call.rank);
   request.set_world_size(call.world_size);
@@ -667,9 +680,7 @@ StatusOr<std::vector<uint8_t>> RemoteDevice::HostCollective(
   return std::vector<uint8_t>(response.output().begin(), response.output().end());
 }
 
-StatusOr<simulator::collective::PeerReply> RemoteDevice::PointToPoint(
-    const simulator::collective::PeerCall& call) {
-  using simulator::collective::PeerOp;
+StatusOr<PeerReply> RemoteDevice::PointToPoint(const PeerCall& call) {
   v1::PointToPointRequest request;
   switch (call.op) {
     case PeerOp::kOpen: request.set_op(v1::PEER_OPEN); break;
@@ -681,8 +692,7 @@ StatusOr<simulator::collective::PeerReply> RemoteDevice::PointToPoint(
       return InvalidError("point-to-point: operation " + std::to_string(int(call.op)) +
                           " is unknown");
   }
-  request.set_side(call.side == simulator::collective::PeerSide::kRecv ? v1::PEER_RECV
-                                                                       : v1::PEER_SEND);
+  request.set_side(call.side == PeerSide::kRecv ? v1::PEER_RECV : v1::PEER_SEND);
   request.set_lnc(call.lnc);
   request.set_peer_lnc(call.peer_lnc);
   request.set_id(call.id);
@@ -693,7 +703,7 @@ StatusOr<simulator::collective::PeerReply> RemoteDevice::PointToPoint(
   v1::PointToPointResponse response;
   TRNSIM_RETURN_IF_ERROR(Call("PointToPoint", &v1::Neurond::Stub::PointToPoint, request,
                               &response, options_.rpc_deadline));
-  simulator::collective::PeerReply reply;
+  PeerReply reply;
   reply.id = response.id();
   reply.connected = response.connected();
   reply.request.done = response.done();

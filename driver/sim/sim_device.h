@@ -29,12 +29,14 @@
 // hub. A rank blocked in a collective holds its cores (as on hardware) and nothing else.
 // PointToPoint goes to the instance's PeerExchange, which moves bytes with Copy (any two
 // allocations, across HBM stacks and chips) when both sides of a transfer are posted.
-// Faults: with DeviceOptions::faults the device injects them (driver/faults/fault_plan.h,
-// docs/faults.md): load_oom in LoadProgram before anything is decoded; the other kinds in
-// Execute once the cores are claimed (so a rule's ordinals follow the order executions run on a
-// core), without running the chip model, except corrupt, which runs it and then overwrites
-// output words. A hang holds its cores for the request's host_timeout. The plan, and the
-// poisoned stacks and dead cores it remembers, live as long as this device.
+// Faults: the one place executions get them (driver/faults/fault_plan.h, docs/faults.md). The
+// plan is the request's (ExecutionRequestOptions::faults: neurond's session's) or else the
+// device's own (DeviceOptions::faults; it and the poisoned stacks and dead cores it remembers
+// live as long as this device). Execute decides once the cores are claimed (so a rule's
+// ordinals follow the order executions run on a core) and does not run the chip model, except
+// for corrupt, which runs it and then overwrites output words. A hang keeps its cores claimed
+// while it waits out the request's host_timeout. load_oom: the device's own plan in
+// LoadProgram, before anything is decoded (neurond's Session applies its plan there itself).
 // Device time: every core has a device clock (device_clock.h) that only its executions
 // advance; Execute reports each core's start on it in CoreStats::device_start_ps.
 // Races: two executions (or an execution and Write/Read/Copy/Fill) touching the same HBM bytes
@@ -55,6 +57,8 @@
 #include "driver/faults/fault_plan.h"
 #include "driver/sim/device_clock.h"
 #include "driver/sim/hbm_allocator.h"
+#include "simulator/collective/collective_hub.h"
+#include "simulator/collective/point_to_point.h"
 #include "simulator/instance.h"
 #include "simulator/isa/instruction.h"
 #include "simulator/reference/interpreter.h"
@@ -90,18 +94,17 @@ class SimDevice final : public Device {
   Status UnloadProgram(ProgramHandle program) override;
   StatusOr<simulator::core::ExecutionResult> Execute(
       std::span<const CoreExecution> cores, const ExecutionRequestOptions& options) override;
-  StatusOr<std::vector<uint8_t>> HostCollective(
-      const simulator::collective::HostCollectiveCall& call,
-      const simulator::collective::PortOptions& options) override;
-  StatusOr<simulator::collective::PeerReply> PointToPoint(
-      const simulator::collective::PeerCall& call) override;
+  StatusOr<std::vector<uint8_t>> HostCollective(const HostCollectiveCall& call,
+                                                const HostCollectiveOptions& options) override;
+  StatusOr<PeerReply> PointToPoint(const PeerCall& call) override;
 
   // Test seam: what executions and ReleaseCores are doing, reported with no lock held, with
   // the instance-wide physical cores concerned. kWaitingForCores: an execution found one of
   // its cores busy and is about to wait; kRunning: an execution holds its cores and is about to
-  // run; kReleaseWaiting: ReleaseCores is about to wait for an execution on its cores.
+  // run; kReleaseWaiting: ReleaseCores is about to wait for an execution on its cores;
+  // kHanging: an injected hang holds its cores and is about to wait out its timeout.
   // Set it before any call that may report; it is not synchronised.
-  enum class Event { kWaitingForCores, kRunning, kReleaseWaiting };
+  enum class Event { kWaitingForCores, kRunning, kReleaseWaiting, kHanging };
   using Observer = std::function<void(Event, std::span<const int> cores)>;
   void SetObserverForTesting(Observer observer) { observer_ = std::move(observer); }
 

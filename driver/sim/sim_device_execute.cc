@@ -187,15 +187,19 @@ StatusOr<simulator::core::ExecutionResult> SimDevice::Execute(
   claim.cores_claimed_ = true;
 
   // 3. Fault injection decides now that the cores are this execution's (sim_device.h, Faults).
+  //    The request's plan (a neurond session's) or else the device's own.
   faults::FaultOutcome fault;
-  if (faults_ != nullptr) {
+  if (faults::FaultPlan* plan = options.faults != nullptr ? options.faults : faults_.get()) {
     faults::ExecutionSite site;
     site.model_name = claim.programs_.front()->model_name;
     site.physical_cores = claim.cores_;
     site.host_timeout = options.host_timeout;
-    fault = faults_->BeforeExecution(site);
+    fault = plan->BeforeExecution(site);
     if (fault.kind && !fault.corrupt) {
-      if (fault.hang) faults::WaitOutHang(options.host_timeout, options.cancel);
+      if (fault.hang) {
+        Notify(Event::kHanging, claim.cores_);
+        faults::WaitOutHang(options.host_timeout, options.cancel);  // the cores stay claimed
+      }
       return fault.status;
     }
   }
@@ -243,30 +247,6 @@ StatusOr<simulator::core::ExecutionResult> SimDevice::Execute(
     }
   }
   return result;
-}
-
-}  // namespace trnsim::driver::sim
-
-namespace trnsim::driver::sim {
-
-StatusOr<std::vector<uint8_t>> SimDevice::HostCollective(
-    const simulator::collective::HostCollectiveCall& call,
-    const simulator::collective::PortOptions& options) {
-  if (call.world_size == 0 || call.rank >= call.world_size) {
-    return InvalidError("rank " + std::to_string(call.rank) + " is not within a world of " +
-                        std::to_string(call.world_size));
-  }
-  return collectives_.HostCollective(call, options);
-}
-
-StatusOr<simulator::collective::PeerReply> SimDevice::PointToPoint(
-    const simulator::collective::PeerCall& call) {
-  if (call.op == simulator::collective::PeerOp::kPost) {
-    std::shared_lock lock(mutex_);  // released before the exchange copies (Copy takes it)
-    TRNSIM_RETURN_IF_ERROR(
-        Lookup(call.buffer.memory, call.buffer.offset, call.buffer.length).status());
-  }
-  return peers_.Call(call);
 }
 
 }  // namespace trnsim::driver::sim

@@ -100,44 +100,42 @@ StatusOr<std::vector<uint8_t>> HostCollectives::GroupAllGather(int vnc,
     TRNSIM_RETURN_IF_ERROR(CheckGroupLocked(vnc, group, position));
     sequence = comms_[vnc].group_sequences[members]++;
   }
-  simulator::collective::HostCollectiveCall call;
-  call.kind = simulator::collective::HostCollectiveKind::kAllGather;
+  driver::HostCollectiveCall call;
+  call.kind = driver::HostCollectiveKind::kAllGather;
   call.communicator = root_comm_id_ + " group [" + members + "]";
   call.rank = position;
   call.world_size = uint32_t(group.size());
   call.sequence = sequence;
   call.input.assign(input.begin(), input.end());
-  simulator::collective::PortOptions options;
+  driver::HostCollectiveOptions options;
   options.host_timeout = timeout_;
   return device_->HostCollective(call, options);
 }
 
-StatusOr<std::vector<uint8_t>> HostCollectives::Run(
-    simulator::collective::HostCollectiveKind kind, int vnc, uint32_t rank, uint32_t world_size,
-    std::span<const uint8_t> input) {
+StatusOr<std::vector<uint8_t>> HostCollectives::Run(driver::HostCollectiveKind kind, int vnc,
+                                                    uint32_t rank, uint32_t world_size,
+                                                    std::span<const uint8_t> input) {
   TRNSIM_ASSIGN_OR_RETURN(uint64_t sequence, Begin(vnc, rank, world_size));
-  simulator::collective::HostCollectiveCall call;
+  driver::HostCollectiveCall call;
   call.kind = kind;
   call.communicator = root_comm_id_;
   call.rank = rank;
   call.world_size = world_size;
   call.sequence = sequence;
   call.input.assign(input.begin(), input.end());
-  simulator::collective::PortOptions options;
+  driver::HostCollectiveOptions options;
   options.host_timeout = timeout_;
   return device_->HostCollective(call, options);
 }
 
 Status HostCollectives::Barrier(int vnc, uint32_t rank, uint32_t world_size) {
-  return Run(simulator::collective::HostCollectiveKind::kBarrier, vnc, rank, world_size, {})
-      .status();
+  return Run(driver::HostCollectiveKind::kBarrier, vnc, rank, world_size, {}).status();
 }
 
 StatusOr<std::vector<uint8_t>> HostCollectives::AllGather(int vnc, uint32_t rank,
                                                           uint32_t world_size,
                                                           std::span<const uint8_t> input) {
-  return Run(simulator::collective::HostCollectiveKind::kAllGather, vnc, rank, world_size,
-             input);
+  return Run(driver::HostCollectiveKind::kAllGather, vnc, rank, world_size, input);
 }
 
 }  // namespace trnsim::runtime::collectives

@@ -69,9 +69,8 @@ class HostCollectives {
   Status CheckGroupLocked(int vnc, std::span<const uint32_t> group, uint32_t position);
   // Checks the arguments and takes the vnc's next sequence number.
   StatusOr<uint64_t> Begin(int vnc, uint32_t rank, uint32_t world_size);
-  StatusOr<std::vector<uint8_t>> Run(simulator::collective::HostCollectiveKind kind, int vnc,
-                                     uint32_t rank, uint32_t world_size,
-                                     std::span<const uint8_t> input);
+  StatusOr<std::vector<uint8_t>> Run(driver::HostCollectiveKind kind, int vnc, uint32_t rank,
+                                     uint32_t world_size, std::span<const uint8_t> input);
 
   driver::Device* device_;
   const std::string root_comm_id_;

@@ -7,7 +7,7 @@
 
 namespace trnsim::runtime::collectives {
 
-namespace p2p = simulator::collective;
+namespace p2p = driver;
 using Clock = std::chrono::steady_clock;
 
 struct SendRecv::Comm {

@@ -3,6 +3,7 @@
 #include "common/log.h"
 #include "driver/remote/chunking.h"
 #include "driver/remote/transport.h"
+#include "driver/sim/sim_device.h"
 #include "tools/neurond/listen_address.h"
 
 namespace trnsim::neurond {
@@ -69,9 +70,8 @@ StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
 
   std::unique_ptr<Daemon> daemon(new Daemon());
   driver::DeviceOptions device_options;
-  device_options.backend = "sim";
   device_options.instance = options.instance;
-  TRNSIM_ASSIGN_OR_RETURN(daemon->device_, driver::OpenDevice(device_options));
+  TRNSIM_ASSIGN_OR_RETURN(daemon->device_, driver::sim::OpenSimDevice(device_options));
   daemon->service_ = std::make_unique<NeurondService>(daemon->device_.get(), options.service);
 
   grpc::ServerBuilder builder;

@@ -60,6 +60,9 @@ class Daemon {
 
   void Shutdown(std::chrono::milliseconds grace);
 
+  // The sim device the daemon serves (tests observe it: driver/sim/sim_device.h's observer).
+  driver::Device& device() { return *device_; }
+
  private:
   Daemon() = default;
 

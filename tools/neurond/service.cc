@@ -155,6 +155,8 @@ grpc::Status NeurondService::Hello(grpc::ServerContext* context, const v1::Hello
                   : StatusOr<std::unique_ptr<driver::faults::FaultPlan>>(spec.status());
     if (plan.ok()) {
       faults = std::move(*plan);
+      faults->SetInjectionObserver(
+          [this](const driver::faults::FaultOutcome& fault) { CountInjectedFault(fault); });
     } else {
       status = trnsim::Status(plan.status().code(), "Hello: " + plan.status().message());
     }

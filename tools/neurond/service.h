@@ -141,7 +141,8 @@ class NeurondService final : public v1::Neurond::Service {
   // opened one on (service_peers.cc), so its peers' requests fail at once instead of timing
   // out. Called when the session ends.
   void ClosePeers(uint64_t session_id);
-  // Counts a fault a session's plan injected now in chip_errors_ (service_programs.cc).
+  // Counts a fault a session's plan injected now in chip_errors_ (service_programs.cc): the
+  // plans' injection observer.
   void CountInjectedFault(const driver::faults::FaultOutcome& fault);
   // Host time since the daemon started.
   std::chrono::nanoseconds Uptime() const {

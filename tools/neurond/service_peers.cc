@@ -21,9 +21,9 @@ grpc::Status NeurondService::PointToPoint(grpc::ServerContext* context,
   grpc::Status denied;
   std::shared_ptr<Session> session = Authenticate(context, "PointToPoint", &denied);
   if (session == nullptr) return denied;
-  using simulator::collective::PeerOp;
+  using driver::PeerOp;
   auto run = [&]() -> trnsim::Status {
-    simulator::collective::PeerCall call;
+    driver::PeerCall call;
     switch (request->op()) {
       case v1::PEER_OPEN:
         call.op = PeerOp::kOpen;
@@ -46,10 +46,10 @@ grpc::Status NeurondService::PointToPoint(grpc::ServerContext* context,
     }
     switch (request->side()) {
       case v1::PEER_SEND:
-        call.side = simulator::collective::PeerSide::kSend;
+        call.side = driver::PeerSide::kSend;
         break;
       case v1::PEER_RECV:
-        call.side = simulator::collective::PeerSide::kRecv;
+        call.side = driver::PeerSide::kRecv;
         break;
       default:
         return InvalidError("PointToPointRequest.side " + std::to_string(request->side()) +
@@ -72,7 +72,7 @@ grpc::Status NeurondService::PointToPoint(grpc::ServerContext* context,
       }
       call.buffer.memory = memory.device_handle;
     }
-    TRNSIM_ASSIGN_OR_RETURN(simulator::collective::PeerReply reply, device_->PointToPoint(call));
+    TRNSIM_ASSIGN_OR_RETURN(driver::PeerReply reply, device_->PointToPoint(call));
     if (call.op == PeerOp::kOpen) {
       std::lock_guard lock(peers_mutex_);
       peer_cores_[session->identity().id].insert(call.lnc);
@@ -100,8 +100,8 @@ void NeurondService::ClosePeers(uint64_t session_id) {
     peer_cores_.erase(it);
   }
   for (int lnc : cores) {
-    simulator::collective::PeerCall call;
-    call.op = simulator::collective::PeerOp::kClose;
+    driver::PeerCall call;
+    call.op = driver::PeerOp::kClose;
     call.lnc = lnc;
     call.force = true;
     trnsim::Status closed = device_->PointToPoint(call).status();

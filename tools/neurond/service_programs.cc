@@ -3,17 +3,16 @@
 // Session::PrepareExecution maps them to the Device's and checks the session holds the cores.
 // Execute also feeds the counters of Status: per core (under counters_mutex_, taken only
 // after the Device call) and per session (Session::BeginExecution / EndExecution).
-// Faults: a session with a FaultPlan has it decide each execution once it is prepared (the
-// Device is not called for a failing one; a hang first waits out the request's timeout; a
-// corrupt one runs, then its output words are overwritten through the Device), and the memory
-// errors it injects are counted per chip for Status (chip_errors_).
+// Faults: a session's FaultPlan goes with each of its executions to the Device, which applies
+// it once it has claimed the cores (ExecutionRequestOptions::faults, as the in-process sim
+// device applies its own); the memory errors it injects are counted per chip for Status
+// (chip_errors_, through the plan's injection observer: CountInjectedFault).
 #include <chrono>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "common/log.h"
-#include "driver/faults/fault_effects.h"
 #include "driver/remote/chunking.h"
 #include "driver/remote/convert.h"
 #include "driver/remote/convert_trace.h"
@@ -110,32 +109,13 @@ grpc::Status NeurondService::Execute(grpc::ServerContext* context,
                             remote::ExecutionOptionsFromProto(request->options()));
     TRNSIM_RETURN_IF_ERROR(session->PrepareExecution(&cores, &scope));
     options.cancel = session->cancel_flag();
+    options.faults = session->faults();
     simulator::core::ExecutionTrace trace;
     if (request->options().record_trace()) options.trace = &trace;
     session->BeginExecution(scope);
     reached_device = true;
     const Clock::time_point device_start = Clock::now();
-    driver::faults::FaultOutcome fault;
-    if (driver::faults::FaultPlan* plan = session->faults()) {
-      driver::faults::ExecutionSite site;
-      site.model_name = scope.model_name;
-      site.physical_cores = scope.physical_cores;
-      site.host_timeout = options.host_timeout;
-      fault = plan->BeforeExecution(site);
-      if (fault.injected) CountInjectedFault(fault);
-    }
-    StatusOr<simulator::core::ExecutionResult> result =
-        fault.kind && !fault.corrupt ? StatusOr<simulator::core::ExecutionResult>(fault.status)
-                                     : device_->Execute(cores, options);
-    if (fault.hang) driver::faults::WaitOutHang(options.host_timeout, options.cancel);
-    if (result.ok() && fault.corrupt) {
-      trnsim::Status corrupted =
-          driver::faults::CorruptOutputs(*device_, fault.corruption_seed, cores);
-      if (!corrupted.ok()) {
-        TRNSIM_LOG(Warn, Tool) << "session " << session->identity().id
-                               << " corrupting outputs: " << corrupted.message();
-      }
-    }
+    StatusOr<simulator::core::ExecutionResult> result = device_->Execute(cores, options);
     const uint64_t device_ns = static_cast<uint64_t>(
         std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - device_start).count());
     {
@@ -198,13 +178,13 @@ grpc::Status NeurondService::HostCollective(grpc::ServerContext* context,
   std::shared_ptr<Session> session = Authenticate(context, "HostCollective", &denied);
   if (session == nullptr) return denied;
   auto run = [&]() -> trnsim::Status {
-    simulator::collective::HostCollectiveCall call;
+    driver::HostCollectiveCall call;
     switch (request->kind()) {
       case v1::HOST_COLLECTIVE_BARRIER:
-        call.kind = simulator::collective::HostCollectiveKind::kBarrier;
+        call.kind = driver::HostCollectiveKind::kBarrier;
         break;
       case v1::HOST_COLLECTIVE_ALL_GATHER:
-        call.kind = simulator::collective::HostCollectiveKind::kAllGather;
+        call.kind = driver::HostCollectiveKind::kAllGather;
         break;
       default:
         return InvalidError("HostCollectiveRequest.kind " + std::to_string(request->kind()) +
@@ -219,7 +199,7 @@ grpc::Status NeurondService::HostCollective(grpc::ServerContext* context,
     call.world_size = request->world_size();
     call.sequence = request->sequence();
     call.input.assign(request->input().begin(), request->input().end());
-    simulator::collective::PortOptions options;
+    driver::HostCollectiveOptions options;
     options.host_timeout = std::chrono::milliseconds(Rep(request->timeout_ms()));
     options.cancel = session->cancel_flag();
     TRNSIM_ASSIGN_OR_RETURN(std::vector<uint8_t> output, device_->HostCollective(call, options));

@@ -241,10 +241,15 @@ Status Session::PrepareExecution(std::vector<driver::CoreExecution>* cores,
   const simulator::InstanceSpec& spec = device_->instance_spec();
   const int per_chip = spec.chip->physical_cores;
   for (driver::CoreExecution& core : *cores) {
-    if (core.chip < 0 || core.chip >= spec.chip_count || core.physical_core < 0 ||
-        core.physical_core >= per_chip) {
-      return InvalidError("core " + std::to_string(core.physical_core) + " of chip " +
-                          std::to_string(core.chip) + " is not on this instance");
+    // The Device's own messages (driver/device.h): a client sees the same refusals either way.
+    if (core.chip < 0 || core.chip >= spec.chip_count) {
+      return InvalidError("chip " + std::to_string(core.chip) + " is outside the " +
+                          std::to_string(spec.chip_count) + " chips of the instance");
+    }
+    if (core.physical_core < 0 || core.physical_core >= per_chip) {
+      return InvalidError("physical core " + std::to_string(core.physical_core) +
+                          " is outside the " + std::to_string(per_chip) + " cores of a " +
+                          spec.chip->name + " chip");
     }
     const int physical = core.chip * per_chip + core.physical_core;
     if (!cores_held_[physical]) {
@@ -265,9 +270,9 @@ Status Session::PrepareExecution(std::vector<driver::CoreExecution>* cores,
       if (var.memory == driver::kInvalidMemoryHandle && var.size == 0) continue;  // empty
       auto memory = memory_.find(var.memory);
       if (memory == memory_.end()) {
-        return InvalidHandleError("variable " + std::to_string(var.var_id) +
-                                  " names no device memory of this session (handle " +
-                                  std::to_string(var.memory) + ")");
+        return InvalidError("var_id " + std::to_string(var.var_id) +
+                            ": no device memory with handle " + std::to_string(var.memory) +
+                            " in this session");
       }
       var.memory = memory->second.device_handle;
     }

@@ -20,8 +20,8 @@
 // only knows that *some* session holds it: NRT_FAILURE otherwise) and rewrites the request's
 // program and memory handles into the Device's.
 // Faults: the session's FaultPlan (HelloRequest.faults, docs/faults.md), if any. LoadProgram
-// asks it before the Device (load_oom); the Execute RPC asks it around Device::Execute
-// (service_programs.cc). Its poisoned stacks and dead cores end with the session.
+// asks it before the Device (load_oom); the Execute RPC hands it to Device::Execute, which
+// applies it (service_programs.cc). Its poisoned stacks and dead cores end with the session.
 // Counters: completed executions by the status they returned (ExecutionStatuses).
 // Close() releases everything on the Device (programs unloaded too); afterwards every call is
 // NRT_FAILURE ("session ended"), so an RPC still in flight when the session ends cannot leak

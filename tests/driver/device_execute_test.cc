@@ -1,4 +1,5 @@
-// Programs and execution on the sim back end (Device::LoadProgram / UnloadProgram / Execute):
+// Programs and execution, run against every back end (device_test_fixture.h;
+// Device::LoadProgram / UnloadProgram / Execute):
 // decoding and validation at load, every argument check of Execute (each refusal leaves memory
 // untouched), and programs running against bound device memory — offsets honoured, SBUF kept
 // per physical core between executions.
@@ -11,10 +12,15 @@
 #include "driver/device.h"
 #include "simulator/isa/encoding.h"
 #include "simulator/spec/instance_spec.h"
+#include "tests/driver/device_test_fixture.h"
 
 namespace trnsim::driver {
 namespace {
 
+using test::Encode;
+using test::Pattern;
+using test::SpImage;
+using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 
 constexpr uint32_t kSrcVar = 1;
@@ -35,61 +41,12 @@ constexpr char kFromSbufProgram[] =
     "dma_copy dst=hbm[var2 + 0, [1 x 16, 16 x 1]] fp32 src=sbuf[p0:1, 0 + [16 x 1]] fp32\n"
     "notify_end\n";
 
-std::vector<uint8_t> Pattern(size_t size, uint8_t seed) {
-  std::vector<uint8_t> bytes(size);
-  for (size_t i = 0; i < size; ++i) bytes[i] = static_cast<uint8_t>(seed + i * 7);
-  return bytes;
-}
-
-// The stream of `text` encoded for Trainium2.
-std::vector<uint8_t> Encode(const std::string& text) {
-  StatusOr<isa::Program> program = isa::ParseProgram(text);
-  EXPECT_TRUE(program.ok()) << program.status().ToString();
-  if (!program.ok()) return {};
-  StatusOr<std::vector<uint8_t>> stream = isa::EncodeStream(
-      program->engine, program->instructions, isa::LimitsFor(simulator::Trainium2Spec()));
-  EXPECT_TRUE(stream.ok()) << stream.status().ToString();
-  return stream.ok() ? *stream : std::vector<uint8_t>{};
-}
-
-ProgramImage SpImage(const std::string& text) {
-  ProgramImage image;
-  image.streams[static_cast<size_t>(isa::Engine::kSp)] = Encode(text);
-  return image;
-}
-
-class SimDeviceExecuteTest : public ::testing::Test {
+class DeviceExecuteTest : public test::DeviceTest {
  protected:
-  void SetUp() override { Open("trn2.3xlarge"); }
-
-  void Open(const char* instance) {
-    DeviceOptions options;
-    options.instance = *simulator::FindInstanceSpec(instance);
-    StatusOr<std::unique_ptr<Device>> device = OpenDevice(options);
-    ASSERT_TRUE(device.ok()) << device.status().ToString();
-    device_ = std::move(device).value();
-  }
-
-  MemoryHandle MustAllocate(uint64_t size, int chip = 0) {
-    AllocationRequest request;
-    request.chip = chip;
-    request.size_bytes = size;
-    StatusOr<AllocationInfo> info = device_->Allocate(request);
-    EXPECT_TRUE(info.ok()) << info.status().ToString();
-    return info.ok() ? info->handle : kInvalidMemoryHandle;
-  }
-
   ProgramHandle MustLoad(const std::string& text) {
     StatusOr<ProgramHandle> handle = device_->LoadProgram(SpImage(text));
     EXPECT_TRUE(handle.ok()) << handle.status().ToString();
     return handle.ok() ? *handle : kInvalidProgramHandle;
-  }
-
-  std::vector<uint8_t> ReadAll(MemoryHandle handle, uint64_t size) {
-    std::vector<uint8_t> bytes(size);
-    Status read = device_->Read(handle, 0, bytes.data(), size);
-    EXPECT_TRUE(read.ok()) << read.ToString();
-    return bytes;
   }
 
   // A copy of 64 bytes at src+128 to dst+64 on core `core` of chip 0.
@@ -103,29 +60,31 @@ class SimDeviceExecuteTest : public ::testing::Test {
 
   // Sets up src_ (256 bytes, a pattern at 128) and dst_ (256 zero bytes).
   void MakeBuffers() {
-    src_ = MustAllocate(256);
-    dst_ = MustAllocate(256);
+    src_ = MustAllocate(256).handle;
+    dst_ = MustAllocate(256).handle;
     source_ = Pattern(64, 3);
     ASSERT_TRUE(device_->Write(src_, 128, source_.data(), source_.size()).ok());
   }
 
-  // Runs one core and expects a refusal with `code` whose message holds `text`; dst_ stays zero.
-  void ExpectRefused(std::vector<CoreExecution> cores, StatusCode code, const std::string& text,
+  // Runs one core and expects a refusal with `code` whose message matches `pattern` (each back
+  // end words its messages; they name the same thing); dst_ stays zero.
+  void ExpectRefused(std::vector<CoreExecution> cores, StatusCode code, const std::string& pattern,
                      const ExecutionRequestOptions& options = {}) {
     StatusOr<simulator::core::ExecutionResult> result = device_->Execute(cores, options);
     ASSERT_FALSE(result.ok());
     EXPECT_EQ(result.status().code(), code) << result.status().ToString();
-    EXPECT_THAT(result.status().message(), HasSubstr(text));
-    EXPECT_EQ(ReadAll(dst_, 256), std::vector<uint8_t>(256, 0));
+    EXPECT_THAT(result.status().message(), ContainsRegex(pattern));
+    EXPECT_EQ(ReadAll(dst_, 0, 256), std::vector<uint8_t>(256, 0));
   }
 
-  std::unique_ptr<Device> device_;
   MemoryHandle src_ = kInvalidMemoryHandle;
   MemoryHandle dst_ = kInvalidMemoryHandle;
   std::vector<uint8_t> source_;
 };
+INSTANTIATE_TEST_SUITE_P(Backends, DeviceExecuteTest, ::testing::ValuesIn(test::kDeviceBackends),
+                         test::BackendName);
 
-TEST_F(SimDeviceExecuteTest, CopyProgramMovesBoundBytesAtTheirOffsets) {
+TEST_P(DeviceExecuteTest, CopyProgramMovesBoundBytesAtTheirOffsets) {
   MakeBuffers();
   ProgramHandle program = MustLoad(kCopyProgram);
   ASSERT_TRUE(device_->AcquireCores(2, 1).ok());
@@ -135,7 +94,7 @@ TEST_F(SimDeviceExecuteTest, CopyProgramMovesBoundBytesAtTheirOffsets) {
 
   std::vector<uint8_t> expected(256, 0);
   std::copy(source_.begin(), source_.end(), expected.begin() + 64);
-  EXPECT_EQ(ReadAll(dst_, 256), expected);
+  EXPECT_EQ(ReadAll(dst_, 0, 256), expected);
   ASSERT_EQ(result->cores.size(), 1u);
   EXPECT_EQ(result->cores[0].core, 2);
   EXPECT_EQ(result->cores[0].hbm_read_bytes, 64u);
@@ -145,7 +104,7 @@ TEST_F(SimDeviceExecuteTest, CopyProgramMovesBoundBytesAtTheirOffsets) {
   EXPECT_GT(result->duration_ps, 0);
 }
 
-TEST_F(SimDeviceExecuteTest, SbufPersistsOnACoreBetweenExecutionsAndNotAcrossCores) {
+TEST_P(DeviceExecuteTest, SbufPersistsOnACoreBetweenExecutionsAndNotAcrossCores) {
   MakeBuffers();
   ProgramHandle load = MustLoad(kToSbufProgram);
   ProgramHandle store = MustLoad(kFromSbufProgram);
@@ -155,20 +114,20 @@ TEST_F(SimDeviceExecuteTest, SbufPersistsOnACoreBetweenExecutionsAndNotAcrossCor
 
   std::vector<CoreExecution> other_core = {CopyOn(store, 1)};
   ASSERT_TRUE(device_->Execute(other_core, {}).ok());
-  EXPECT_EQ(ReadAll(dst_, 256), std::vector<uint8_t>(256, 0));  // core 1's SBUF is fresh
+  EXPECT_EQ(ReadAll(dst_, 0, 256), std::vector<uint8_t>(256, 0));  // core 1's SBUF is fresh
 
   std::vector<CoreExecution> same_core = {CopyOn(store, 0)};
   ASSERT_TRUE(device_->Execute(same_core, {}).ok());
   std::vector<uint8_t> expected(256, 0);
   std::copy(source_.begin(), source_.end(), expected.begin() + 64);
-  EXPECT_EQ(ReadAll(dst_, 256), expected);
+  EXPECT_EQ(ReadAll(dst_, 0, 256), expected);
 }
 
 // The device clock (driver/sim/device_clock.h): each execution reports its start on its cores'
 // clock; a core's clock advances by its own executions only (rounded up to whole ns) and not
 // by host time; an execution on two cores starts at the later of their clocks; a failed
 // execution leaves the clocks alone; releasing and re-acquiring a core keeps its clock.
-TEST_F(SimDeviceExecuteTest, TheDeviceClockAdvancesOnlyByEachCoresExecutions) {
+TEST_P(DeviceExecuteTest, TheDeviceClockAdvancesOnlyByEachCoresExecutions) {
   MakeBuffers();
   ProgramHandle program = MustLoad(kCopyProgram);
   ASSERT_TRUE(device_->AcquireCores(0, 2).ok());
@@ -208,7 +167,7 @@ TEST_F(SimDeviceExecuteTest, TheDeviceClockAdvancesOnlyByEachCoresExecutions) {
   EXPECT_EQ(run({CopyOn(program, 1)}).cores[0].device_start_ps, pair_end);
 }
 
-TEST_F(SimDeviceExecuteTest, LoadProgramRefusesACorruptStreamNamingTheEngine) {
+TEST_P(DeviceExecuteTest, LoadProgramRefusesACorruptStreamNamingTheEngine) {
   ProgramImage image = SpImage(kCopyProgram);
   std::vector<uint8_t>& stream = image.streams[static_cast<size_t>(isa::Engine::kSp)];
   ASSERT_GT(stream.size(), isa::kStreamHeaderBytes);
@@ -224,7 +183,7 @@ TEST_F(SimDeviceExecuteTest, LoadProgramRefusesACorruptStreamNamingTheEngine) {
   EXPECT_EQ(handle.status().code(), StatusCode::kInvalid);
 }
 
-TEST_F(SimDeviceExecuteTest, LoadProgramRefusesAStreamInAnotherEnginesSlot) {
+TEST_P(DeviceExecuteTest, LoadProgramRefusesAStreamInAnotherEnginesSlot) {
   ProgramImage image;
   image.streams[static_cast<size_t>(isa::Engine::kPe)] = Encode(kCopyProgram);
   StatusOr<ProgramHandle> handle = device_->LoadProgram(image);
@@ -234,7 +193,7 @@ TEST_F(SimDeviceExecuteTest, LoadProgramRefusesAStreamInAnotherEnginesSlot) {
               HasSubstr("engine pe: the stream is encoded for engine 'sp'"));
 }
 
-TEST_F(SimDeviceExecuteTest, LoadProgramRefusesADescriptorOnAQueueTheChipLacks) {
+TEST_P(DeviceExecuteTest, LoadProgramRefusesADescriptorOnAQueueTheChipLacks) {
   ProgramImage image = SpImage(kCopyProgram);
   simulator::dma::Descriptor d;
   d.id = 4;
@@ -243,10 +202,10 @@ TEST_F(SimDeviceExecuteTest, LoadProgramRefusesADescriptorOnAQueueTheChipLacks) 
   StatusOr<ProgramHandle> handle = device_->LoadProgram(image);
   ASSERT_FALSE(handle.ok());
   EXPECT_EQ(handle.status().code(), StatusCode::kInvalid);
-  EXPECT_THAT(handle.status().message(), HasSubstr("DMA descriptor 4: queue 1000"));
+  EXPECT_THAT(handle.status().message(), ContainsRegex("(DMA descriptor|DmaDescriptor) 4"));
 }
 
-TEST_F(SimDeviceExecuteTest, UnknownProgramHandlesAreRefused) {
+TEST_P(DeviceExecuteTest, UnknownProgramHandlesAreRefused) {
   MakeBuffers();
   ASSERT_TRUE(device_->AcquireCores(0, 1).ok());
   EXPECT_EQ(device_->UnloadProgram(kInvalidProgramHandle).code(), StatusCode::kInvalidHandle);
@@ -256,7 +215,7 @@ TEST_F(SimDeviceExecuteTest, UnknownProgramHandlesAreRefused) {
   ExpectRefused({CopyOn(program, 0)}, StatusCode::kInvalidHandle, "no program with handle");
 }
 
-TEST_F(SimDeviceExecuteTest, BindingsOutsideTheirAllocationOrOfUnknownMemoryAreRefused) {
+TEST_P(DeviceExecuteTest, BindingsOutsideTheirAllocationOrOfUnknownMemoryAreRefused) {
   MakeBuffers();
   ProgramHandle program = MustLoad(kCopyProgram);
   ASSERT_TRUE(device_->AcquireCores(0, 1).ok());
@@ -266,13 +225,13 @@ TEST_F(SimDeviceExecuteTest, BindingsOutsideTheirAllocationOrOfUnknownMemoryAreR
 
   CoreExecution huge_offset = CopyOn(program, 0);
   huge_offset.vars[0].offset = ~uint64_t{0} - 8;  // offset + size would wrap
-  ExpectRefused({huge_offset}, StatusCode::kInvalid, "var_id 1: range");
+  ExpectRefused({huge_offset}, StatusCode::kInvalid, "var(_id)? 1([^0-9]|$)");
 
   CoreExecution unknown = CopyOn(program, 0);
   unknown.vars[0].memory = 987654;
   ExpectRefused({unknown}, StatusCode::kInvalid, "no device memory with handle 987654");
 
-  MemoryHandle freed = MustAllocate(256);
+  MemoryHandle freed = MustAllocate(256).handle;
   ASSERT_TRUE(device_->Free(freed).ok());
   CoreExecution stale = CopyOn(program, 0);
   stale.vars[0].memory = freed;
@@ -280,10 +239,10 @@ TEST_F(SimDeviceExecuteTest, BindingsOutsideTheirAllocationOrOfUnknownMemoryAreR
 
   CoreExecution twice = CopyOn(program, 0);
   twice.vars.push_back(VarBinding{kDstVar, dst_, 0, 64});
-  ExpectRefused({twice}, StatusCode::kInvalid, "var_id 2 is bound twice");
+  ExpectRefused({twice}, StatusCode::kInvalid, "var(_id)? 2 (is )?bound twice");
 }
 
-TEST_F(SimDeviceExecuteTest, AnUnboundVariableIsAnExecutionError) {
+TEST_P(DeviceExecuteTest, AnUnboundVariableIsAnExecutionError) {
   MakeBuffers();
   ProgramHandle program = MustLoad(kCopyProgram);
   ASSERT_TRUE(device_->AcquireCores(0, 1).ok());
@@ -292,7 +251,7 @@ TEST_F(SimDeviceExecuteTest, AnUnboundVariableIsAnExecutionError) {
   ExpectRefused({missing}, StatusCode::kInvalid, "var_id 2");
 }
 
-TEST_F(SimDeviceExecuteTest, CoresNotAcquiredByThisConnectionAreRefused) {
+TEST_P(DeviceExecuteTest, CoresNotAcquiredByThisConnectionAreRefused) {
   MakeBuffers();
   ProgramHandle program = MustLoad(kCopyProgram);
   ExpectRefused({CopyOn(program, 3)}, StatusCode::kFailure, "NeuronCore 3 is not held");
@@ -301,7 +260,7 @@ TEST_F(SimDeviceExecuteTest, CoresNotAcquiredByThisConnectionAreRefused) {
   ExpectRefused({CopyOn(program, 3)}, StatusCode::kFailure, "NeuronCore 3 is not held");
 }
 
-TEST_F(SimDeviceExecuteTest, CoreListsAndSeedsAreChecked) {
+TEST_P(DeviceExecuteTest, CoreListsAndSeedsAreChecked) {
   MakeBuffers();
   ProgramHandle program = MustLoad(kCopyProgram);
   ASSERT_TRUE(device_->AcquireCores(0, 8).ok());
@@ -320,7 +279,7 @@ TEST_F(SimDeviceExecuteTest, CoreListsAndSeedsAreChecked) {
   EXPECT_TRUE(device_->Execute(one, seeds).ok());
 }
 
-TEST_F(SimDeviceExecuteTest, CoresOfOneExecutionMustShareAChip) {
+TEST_P(DeviceExecuteTest, CoresOfOneExecutionMustShareAChip) {
   Open("trn2.48xlarge");
   MakeBuffers();
   ProgramHandle program = MustLoad(kCopyProgram);
