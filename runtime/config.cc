@@ -1,8 +1,11 @@
 #include "runtime/config.h"
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <optional>
 
+#include "common/log.h"
 #include "common/token_file.h"
 
 namespace trnsim::runtime {
@@ -26,6 +29,60 @@ StatusOr<int> ParseIndex(std::string_view text, std::string_view whole) {
 std::string RangeText(int first, int count) {
   if (count == 1) return std::to_string(first);
   return std::to_string(first) + "-" + std::to_string(first + count - 1);
+}
+
+// The settings that do not place the process: execution, async, debug streams, inspect.
+Status ParseRunSettings(const Environment& env, RuntimeConfig& config) {
+  TRNSIM_ASSIGN_OR_RETURN(config.validate_hash, env.GetBool(EnvVar::kValidateHash));
+  TRNSIM_ASSIGN_OR_RETURN(config.exec_timeout_s, env.GetInt(EnvVar::kExecTimeout));
+  if (config.exec_timeout_s < 0) {
+    return InvalidError("NEURON_RT_EXEC_TIMEOUT=" + std::to_string(config.exec_timeout_s) +
+                        " is not a number of seconds (0: no limit)");
+  }
+  TRNSIM_ASSIGN_OR_RETURN(config.exec_report, env.GetBool(EnvVar::kExecReport));
+  TRNSIM_ASSIGN_OR_RETURN(config.send_recv_enabled, env.GetBool(EnvVar::kAsyncSendRecvEnabled));
+  if (env.Get(EnvVar::kAsyncSendRecvBootstrapPort) != "") {
+    TRNSIM_ASSIGN_OR_RETURN(int64_t port, env.GetInt(EnvVar::kAsyncSendRecvBootstrapPort));
+    if (port < 1 || port > 65535) {
+      return InvalidError("NEURON_RT_ASYNC_SENDRECV_BOOTSTRAP_PORT=" + std::to_string(port) +
+                          " is not a TCP port (1..65535)");
+    }
+  }
+  TRNSIM_ASSIGN_OR_RETURN(config.stochastic_rounding, env.GetBool(EnvVar::kStochasticRounding));
+  TRNSIM_ASSIGN_OR_RETURN(int64_t rounding_seed, env.GetInt(EnvVar::kStochasticSeed));
+  config.rounding_seed = uint64_t(rounding_seed);
+  TRNSIM_ASSIGN_OR_RETURN(bool fail_on_nan, env.GetBool(EnvVar::kFailOnNan));
+  std::string verbosity(env.Get(EnvVar::kNumericalErrorsVerbosity));
+  std::transform(verbosity.begin(), verbosity.end(), verbosity.begin(),
+                 [](unsigned char c) { return char(std::tolower(c)); });
+  if (verbosity != "critical" && verbosity != "none") {
+    return InvalidError("NEURON_RT_NUMERICAL_ERRORS_VERBOSITY='" +
+                        std::string(env.Get(EnvVar::kNumericalErrorsVerbosity)) +
+                        "' is neither critical nor none");
+  }
+  config.check_numerics = fail_on_nan || verbosity == "critical";
+  TRNSIM_ASSIGN_OR_RETURN(int64_t max_inflight, env.GetInt(EnvVar::kAsyncExecMaxInflight));
+  if (max_inflight < 0) {
+    return InvalidError("NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS=" +
+                        std::to_string(max_inflight) + " is not a number of requests");
+  }
+  if (max_inflight > kMaxImplicitAsyncInflight) {
+    TRNSIM_LOG(Warn, Nrt) << "NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS=" << max_inflight
+                          << " is above the cap; using " << kMaxImplicitAsyncInflight;
+    max_inflight = kMaxImplicitAsyncInflight;
+  }
+  config.implicit_async_depth = uint32_t(max_inflight);
+  TRNSIM_ASSIGN_OR_RETURN(int64_t debug_buffer, env.GetInt(EnvVar::kDebugStreamBufferSize));
+  if (debug_buffer < 1 || debug_buffer > kMaxDebugStreamEvents) {
+    return InvalidError("NEURON_RT_DEBUG_STREAM_BUFFER_SIZE=" + std::to_string(debug_buffer) +
+                        " is not a number of events (1.." + std::to_string(kMaxDebugStreamEvents) +
+                        ")");
+  }
+  config.debug_stream_events = uint64_t(debug_buffer);
+  config.debug_output_dir = std::string(env.Get(EnvVar::kDebugOutputDir));
+  TRNSIM_ASSIGN_OR_RETURN(config.inspect,
+                          profiling::ParseInspectSettings(env, uint32_t(config.visible_vnc_count)));
+  return Status::Ok();
 }
 
 }  // namespace
@@ -153,6 +210,7 @@ StatusOr<RuntimeConfig> ParseRuntimeConfig(const Environment& env,
     rule.physical_core = (config.first_visible_vnc + *rule.nc) * config.lnc;
     rule.nc.reset();
   }
+  TRNSIM_RETURN_IF_ERROR(ParseRunSettings(env, config));
   return config;
 }
 

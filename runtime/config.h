@@ -11,14 +11,20 @@
 //  - Faults: TRNSIM_FAULTS (driver/faults/fault_spec.h); malformed, or nc= not a visible
 //    logical core, is NRT_INVALID naming the rule.
 //  - Token (with TRNSIM_DAEMON only): DaemonToken below.
+//  - Execution, async, debug-stream and inspect settings: the fields below say which variable
+//    each comes from; a malformed or out-of-range value is NRT_INVALID naming the variable.
+// Every variable the runtime reads at nrt_init is read here (the env table in common/ has the
+// one getenv); BeginInspect() alone re-reads NEURON_RT_INSPECT_* when it is called.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "common/env.h"
 #include "common/status_or.h"
 #include "driver/faults/fault_spec.h"
+#include "runtime/profiling/inspect_env.h"
 #include "simulator/spec/instance_spec.h"
 
 namespace trnsim::runtime {
@@ -38,7 +44,27 @@ struct RuntimeConfig {
   // TRNSIM_FAULTS with every nc= (a logical core of this process) turned into core= (its
   // first instance-wide physical core), as the device takes it (docs/faults.md).
   driver::faults::FaultSpec faults;
+
+  bool validate_hash = false;        // NEURON_RT_VALIDATE_HASH: check a NEFF's payload hash
+  int64_t exec_timeout_s = 600;      // NEURON_RT_EXEC_TIMEOUT (>= 0; 0: no limit)
+  bool exec_report = false;          // TRNSIM_EXEC_REPORT
+  bool stochastic_rounding = false;  // NEURON_RT_STOCHASTIC_ROUNDING_EN
+  uint64_t rounding_seed = 0;        // NEURON_RT_STOCHASTIC_ROUNDING_SEED
+  // NEURON_FAIL_ON_NAN, or NEURON_RT_NUMERICAL_ERRORS_VERBOSITY=critical (the other accepted
+  // value is none, case-insensitive).
+  bool check_numerics = false;
+  bool send_recv_enabled = false;  // NEURON_RT_ASYNC_SENDRECV_EXPERIMENTAL_ENABLED
+  // NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS (>= 0), capped at kMaxImplicitAsyncInflight
+  // with a warning; 0: nrt_execute blocks.
+  uint32_t implicit_async_depth = 0;
+  uint64_t debug_stream_events = 65536;  // NEURON_RT_DEBUG_STREAM_BUFFER_SIZE (1..2^24)
+  std::string debug_output_dir;          // NEURON_RT_DEBUG_OUTPUT_DIR; empty: unset
+  profiling::InspectSettings inspect;    // NEURON_RT_INSPECT_* (inspect_env.h)
 };
+
+// AWS runtime 2.23+: the most executions nrt_execute keeps in flight per logical core.
+inline constexpr int64_t kMaxImplicitAsyncInflight = 63;
+inline constexpr int64_t kMaxDebugStreamEvents = int64_t{1} << 24;
 
 // True when the instance type must come from the daemon: TRNSIM_DAEMON is set and
 // TRNSIM_INSTANCE is unset or empty.

@@ -1,6 +1,7 @@
-// Runtime: lifecycle, instance queries, models, execution and profiling. Tensors and tensor sets
-// are in runtime_tensors.cc, collectives in runtime_collectives.cc, async queues in
-// runtime_async.cc.
+// Runtime: the lifecycle (Init, Close, the fork handler, the lock and the gate) and the instance
+// queries. The entry points of each concern are in a file of their own: runtime_tensors.cc,
+// runtime_models.cc, runtime_execute.cc, runtime_async.cc, runtime_collectives.cc,
+// runtime_profiling.cc, runtime_debug.cc.
 #include "runtime/runtime.h"
 
 #include <pthread.h>
@@ -21,8 +22,6 @@ namespace {
 
 constexpr uint32_t kFrameworkTypeFirst = 1;        // NRT_FRAMEWORK_TYPE_NO_FW
 constexpr uint32_t kFrameworkTypeLast = 5;         // NRT_FRAMEWORK_TYPE_PRECHECK
-constexpr int64_t kMaxImplicitAsyncInflight = 63;  // AWS runtime 2.23+
-constexpr int64_t kMaxDebugStreamEvents = int64_t{1} << 24;
 
 std::string VisibleText(const RuntimeConfig& config) {
   int last = config.first_visible_vnc + config.visible_vnc_count - 1;
@@ -72,11 +71,16 @@ void Runtime::OnForkChild() {
   // The lock taken in the prepare handler belongs to the parent's thread id, which a
   // pthread rwlock will not let the child release: start the child with a fresh one.
   new (&self.mutex_) std::shared_mutex();
+  // A parent's execution may have held the object table's lock (it takes it without mutex_).
+  new (&self.objects_mutex_) std::shared_mutex();
   if (self.state_ == State::kInit) {
     self.state_ = State::kChild;
     (void)self.device_.release();
     (void)self.core_map_.release();
     (void)self.vnc_bytes_used_.release();
+    (void)self.core_claims_.release();  // its mutexes may be held by the parent's threads
+    // Leaked: destroying the tensors would free the parent's memory.
+    new std::unordered_map<const Tensor*, std::shared_ptr<Tensor>>(std::move(self.tensors_));
     self.tensors_.clear();
     self.tensor_sets_.clear();
     self.models_->Abandon();
@@ -108,51 +112,6 @@ Status Runtime::Init(uint32_t framework, const std::string& framework_version,
   }
   TRNSIM_ASSIGN_OR_RETURN(RuntimeConfig config,
                           ParseRuntimeConfig(env, device ? &device->instance_spec() : nullptr));
-  TRNSIM_ASSIGN_OR_RETURN(bool validate_hash, env.GetBool(EnvVar::kValidateHash));
-  TRNSIM_ASSIGN_OR_RETURN(int64_t exec_timeout_s, env.GetInt(EnvVar::kExecTimeout));
-  if (exec_timeout_s < 0) {
-    return InvalidError("NEURON_RT_EXEC_TIMEOUT=" + std::to_string(exec_timeout_s) +
-                        " is not a number of seconds (0: no limit)");
-  }
-  TRNSIM_ASSIGN_OR_RETURN(bool exec_report, env.GetBool(EnvVar::kExecReport));
-  TRNSIM_ASSIGN_OR_RETURN(bool send_recv_enabled, env.GetBool(EnvVar::kAsyncSendRecvEnabled));
-  if (env.Get(EnvVar::kAsyncSendRecvBootstrapPort) != "") {
-    TRNSIM_ASSIGN_OR_RETURN(int64_t port, env.GetInt(EnvVar::kAsyncSendRecvBootstrapPort));
-    if (port < 1 || port > 65535) {
-      return InvalidError("NEURON_RT_ASYNC_SENDRECV_BOOTSTRAP_PORT=" + std::to_string(port) +
-                          " is not a TCP port (1..65535)");
-    }
-  }
-  TRNSIM_ASSIGN_OR_RETURN(bool stochastic, env.GetBool(EnvVar::kStochasticRounding));
-  TRNSIM_ASSIGN_OR_RETURN(int64_t rounding_seed, env.GetInt(EnvVar::kStochasticSeed));
-  TRNSIM_ASSIGN_OR_RETURN(bool fail_on_nan, env.GetBool(EnvVar::kFailOnNan));
-  std::string verbosity(env.Get(EnvVar::kNumericalErrorsVerbosity));
-  std::transform(verbosity.begin(), verbosity.end(), verbosity.begin(),
-                 [](unsigned char c) { return char(std::tolower(c)); });
-  if (verbosity != "critical" && verbosity != "none") {
-    return InvalidError("NEURON_RT_NUMERICAL_ERRORS_VERBOSITY='" +
-                        std::string(env.Get(EnvVar::kNumericalErrorsVerbosity)) +
-                        "' is neither critical nor none");
-  }
-  TRNSIM_ASSIGN_OR_RETURN(int64_t max_inflight, env.GetInt(EnvVar::kAsyncExecMaxInflight));
-  if (max_inflight < 0) {
-    return InvalidError("NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS=" +
-                        std::to_string(max_inflight) + " is not a number of requests");
-  }
-  if (max_inflight > kMaxImplicitAsyncInflight) {
-    TRNSIM_LOG(Warn, Nrt) << "NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS=" << max_inflight
-                          << " is above the cap; using " << kMaxImplicitAsyncInflight;
-    max_inflight = kMaxImplicitAsyncInflight;
-  }
-  TRNSIM_ASSIGN_OR_RETURN(int64_t debug_buffer, env.GetInt(EnvVar::kDebugStreamBufferSize));
-  if (debug_buffer < 1 || debug_buffer > kMaxDebugStreamEvents) {
-    return InvalidError("NEURON_RT_DEBUG_STREAM_BUFFER_SIZE=" + std::to_string(debug_buffer) +
-                        " is not a number of events (1.." + std::to_string(kMaxDebugStreamEvents) +
-                        ")");
-  }
-  TRNSIM_ASSIGN_OR_RETURN(profiling::InspectSettings inspect,
-                          profiling::ParseInspectSettings(env, uint32_t(config.visible_vnc_count)));
-
   // The fault spec travels in the daemon's Hello, which came before the core map was known:
   // say Hello again with it (the first session ends with its device).
   if (device && !config.faults.empty()) device.reset();
@@ -181,20 +140,26 @@ Status Runtime::Init(uint32_t framework, const std::string& framework_version,
   core_map_ = std::move(core_map);
   device_ = std::move(device);
   vnc_bytes_used_ = std::make_unique<std::atomic<uint64_t>[]>(config.visible_vnc_count);
-  models_ = std::make_unique<model::ModelRegistry>(device_.get(), config_, *core_map_,
-                                                   vnc_bytes_used_.get());
-  read_options_.validate_hash = validate_hash;
+  core_claims_ = std::make_unique<CoreClaims>();
+  // A model goes at its last unpin (model_registry.h); the executor then forgets its record.
+  models_ = std::make_unique<model::ModelRegistry>(
+      device_.get(), config_, *core_map_, vnc_bytes_used_.get(), core_claims_.get(),
+      [this](const model::Model* model, uint64_t model_id) {
+        if (executor_ != nullptr) executor_->Forget(model, model_id);
+      });
+  read_options_.validate_hash = config_.validate_hash;
   execution::ExecutorOptions exec_options;
-  exec_options.host_timeout = std::chrono::seconds(exec_timeout_s);
-  exec_options.report = exec_report;
-  exec_options.stochastic_rounding = stochastic;
-  exec_options.rounding_seed = uint64_t(rounding_seed);
-  exec_options.check_numerics = fail_on_nan || verbosity == "critical";
+  exec_options.host_timeout = std::chrono::seconds(config_.exec_timeout_s);
+  exec_options.report = config_.exec_report;
+  exec_options.stochastic_rounding = config_.stochastic_rounding;
+  exec_options.rounding_seed = config_.rounding_seed;
+  exec_options.check_numerics = config_.check_numerics;
   exec_options.instance_name = config_.instance->type_name;
   exec_options.sys_trace = &sys_trace_;
+  exec_options.core_claims = core_claims_.get();
   debug::DebugStreamOptions debug_options;
-  debug_options.buffer_events = size_t(debug_buffer);
-  debug_options.output_dir = std::string(env.Get(EnvVar::kDebugOutputDir));
+  debug_options.buffer_events = size_t(config_.debug_stream_events);
+  debug_options.output_dir = config_.debug_output_dir;
   debug_streams_ = std::make_unique<debug::DebugStreams>(config_.visible_vnc_count, debug_options);
   if (debug_streams_->builtin_consumer()) {
     TRNSIM_LOG(Info, Nrt) << "debug streams: writing device prints to " << debug_options.output_dir
@@ -205,30 +170,31 @@ Status Runtime::Init(uint32_t framework, const std::string& framework_version,
       std::make_unique<execution::Executor>(device_.get(), *config_.instance->chip, exec_options);
   if (sys_trace_.capturing()) (void)sys_trace_.Stop();  // not expected: Close stops it
   // NEURON_RT_INSPECT_ENABLE: the session runs from here to nrt_inspect_stop or Close.
-  if (inspect.CapturesSystemTrace() || inspect.CapturesDeviceProfiles()) {
+  if (config_.inspect.CapturesSystemTrace() || config_.inspect.CapturesDeviceProfiles()) {
     std::lock_guard<std::mutex> profiling_lock(profiling_mutex_);
-    BeginInspectLocked(std::move(inspect), /*from_environment=*/true);
+    BeginInspectLocked(config_.inspect, /*from_environment=*/true);
   }
   host_collectives_ = std::make_unique<collectives::HostCollectives>(
       device_.get(), config_.root_comm_id, exec_options.host_timeout);
   collectives::SendRecv::Options send_recv_options;
-  send_recv_options.enabled = send_recv_enabled;
+  send_recv_options.enabled = config_.send_recv_enabled;
   // NEURON_RT_EXEC_TIMEOUT bounds a connect or transfer (capped at ~31 years: no overflow).
   send_recv_options.timeout =
-      exec_timeout_s > 0
-          ? std::chrono::milliseconds(std::min<int64_t>(exec_timeout_s, 1'000'000'000) * 1000)
+      config_.exec_timeout_s > 0
+          ? std::chrono::milliseconds(std::min<int64_t>(config_.exec_timeout_s, 1'000'000'000) *
+                                      1000)
           : simulator::collective::kDefaultCollectiveTimeout;
   send_recv_options.total_lnc_count = int(config_.total_vnc);
   send_recv_ = std::make_unique<collectives::SendRecv>(device_.get(), send_recv_options);
   async::ExecutionUnitQueues::Options queue_options;
   queue_options.lnc_count = int(config_.visible_vnc_count);
   async_queues_ = std::make_shared<async::ExecutionUnitQueues>(queue_options);
-  implicit_async_depth_ = uint32_t(max_inflight);
-  if (max_inflight > 0) {
-    queue_options.depth = size_t(max_inflight);
+  implicit_async_depth_ = config_.implicit_async_depth;
+  if (config_.implicit_async_depth > 0) {
+    queue_options.depth = size_t(config_.implicit_async_depth);
     queue_options.fatal_disables_unit = false;  // nrt_execute reports each failure by itself
     implicit_queues_ = std::make_shared<async::ExecutionUnitQueues>(queue_options);
-    TRNSIM_LOG(Info, Nrt) << "implicit async mode: up to " << max_inflight
+    TRNSIM_LOG(Info, Nrt) << "implicit async mode: up to " << config_.implicit_async_depth
                           << " executions in flight per logical core";
   }
   state_ = State::kInit;
@@ -243,6 +209,8 @@ void Runtime::Close() {
   ShutDownAsync();  // queued requests complete first; they need mutex_ shared
   std::unique_lock lock(mutex_);
   if (state_ != State::kInit) return;
+  // No call can enter now; executions and host collectives still running finish first.
+  gate_.WaitUntilEmpty();
   {
     std::lock_guard<std::mutex> profiling_lock(profiling_mutex_);
     EndInspectLocked();  // writes its ntrace.json
@@ -256,17 +224,20 @@ void Runtime::Close() {
   async_queues_.reset();  // shut down: nothing queued, nothing running
   implicit_queues_.reset();
   implicit_async_depth_ = 0;
-  executor_.reset();       // no execution runs: Execute holds the lock shared
+  executor_.reset();       // no execution runs (gate_ is empty)
   debug_streams_.reset();  // closes every client's descriptor; the executor delivered last
-  host_collectives_.reset();  // nor a host collective: they hold it shared too
+  host_collectives_.reset();  // nor a host collective
   send_recv_->CloseAll();     // before the tensors its transfers name are freed
   send_recv_.reset();
-  models_.reset();  // unloads every model
-  cc_contexts_.clear();
-  for (TensorSet* set : tensor_sets_) delete set;
-  tensor_sets_.clear();
-  for (Tensor* tensor : tensors_) delete tensor;  // device memory goes back with the storage
-  tensors_.clear();
+  models_.reset();  // unloads every model (nothing pins one any more)
+  core_claims_.reset();
+  {
+    std::unique_lock objects(objects_mutex_);
+    cc_contexts_.clear();
+    for (TensorSet* set : tensor_sets_) delete set;
+    tensor_sets_.clear();
+    tensors_.clear();  // device memory goes back with the storage
+  }
   output_completions_.Clear();  // waiters on those tensors return NRT_INVALID_HANDLE
   CoreLocation first = core_map_->Locate(0);
   device_->ReleaseCores(first.first_physical, config_.visible_vnc_count * config_.lnc);
@@ -289,6 +260,12 @@ Status Runtime::CheckInitializedLocked() const {
       return FailureError("a process forked from an initialised runtime cannot use it");
   }
   return FailureError("unknown runtime state");
+}
+
+StatusOr<OperationGate::Ticket> Runtime::Enter() {
+  std::shared_lock lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  return gate_.Enter();
 }
 
 Status Runtime::CheckInitialized() const {
@@ -349,220 +326,6 @@ StatusOr<std::vector<uint32_t>> Runtime::RoutingIdMap() const {
   std::vector<uint32_t> map(config.instance->chip_count);
   for (size_t i = 0; i < map.size(); ++i) map[i] = static_cast<uint32_t>(i);  // rid == host id
   return map;
-}
-
-StatusOr<model::Model*> Runtime::LoadModel(std::span<const uint8_t> neff_bytes, int vnc,
-                                           int vnc_count) {
-  return LoadBytes(neff_bytes, vnc, vnc_count, std::nullopt);
-}
-
-StatusOr<model::Model*> Runtime::LoadBytes(std::span<const uint8_t> neff_bytes, int vnc,
-                                           int vnc_count,
-                                           std::optional<driver::CollectiveMembership> rank) {
-  const uint64_t started_ns = profiling::SysTraceRecorder::NowNs();
-  neff::ReadOptions options;
-  {
-    std::shared_lock lock(mutex_);
-    TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
-    options = read_options_;
-  }
-  if (neff_bytes.empty()) return InvalidError("the NEFF is 0 bytes");
-  StatusOr<neff::Neff> neff = neff::ReadNeff(neff_bytes, options);
-  if (!neff.ok()) {
-    // A load that fails before it has a core is traced on the core it asked for, if any.
-    if (vnc >= 0 && sys_trace_.Wants(profiling::SysTraceType::kModelLoad, uint32_t(vnc))) {
-      profiling::SysTraceData stop;
-      stop.status = StatusCodeName(neff.status().code());
-      sys_trace_.RecordSpan(profiling::SysTraceType::kModelLoad, uint32_t(vnc), started_ns,
-                            profiling::SysTraceRecorder::NowNs(), {}, std::move(stop));
-    }
-    return neff.status();
-  }
-  return LoadParsed(std::move(*neff), vnc, vnc_count, started_ns, std::move(rank));
-}
-
-StatusOr<model::Model*> Runtime::LoadModel(neff::Neff neff, int vnc, int vnc_count) {
-  return LoadParsed(std::move(neff), vnc, vnc_count, profiling::SysTraceRecorder::NowNs(),
-                    std::nullopt);
-}
-
-StatusOr<model::Model*> Runtime::LoadParsed(neff::Neff neff, int vnc, int vnc_count,
-                                            uint64_t started_ns,
-                                            std::optional<driver::CollectiveMembership> rank) {
-  const std::string name = neff.header.name;
-  StatusOr<model::Model*> loaded = [&]() -> StatusOr<model::Model*> {
-    std::unique_lock lock(mutex_);
-    TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
-    TRNSIM_ASSIGN_OR_RETURN(model::Model * model, models_->Load(std::move(neff), vnc, vnc_count));
-    if (rank) {
-      model->SetCollectiveRank(std::move(*rank));  // before anyone else can see the model
-    } else if (model->programs().has_collectives()) {
-      const int where = model->vnc();
-      Status unloaded = models_->Unload(model);
-      if (!unloaded.ok()) {
-        TRNSIM_LOG(Error, Nrt) << "unloading: " << unloaded.message();
-      }
-      return InvalidError("model '" + name + "' on logical core " + std::to_string(where) +
-                          ": the NEFF holds collective instructions; load it with "
-                          "nrt_load_collectives, giving its rank and world size");
-    }
-    return model;
-  }();
-  const int core = loaded.ok() ? (*loaded)->vnc() : vnc;
-  if (core >= 0 && sys_trace_.Wants(profiling::SysTraceType::kModelLoad, uint32_t(core))) {
-    profiling::SysTraceData start;
-    start.model_name = name;
-    profiling::SysTraceData stop;
-    stop.model_name = name;
-    if (loaded.ok() && (*loaded)->collective_rank()) {
-      start.worker_gid = stop.worker_gid = int64_t((*loaded)->collective_rank()->rank);
-    }
-    stop.status = StatusCodeName(loaded.ok() ? StatusCode::kOk : loaded.status().code());
-    sys_trace_.RecordSpan(profiling::SysTraceType::kModelLoad, uint32_t(core), started_ns,
-                          profiling::SysTraceRecorder::NowNs(), std::move(start), std::move(stop));
-  }
-  return loaded;
-}
-
-StatusOr<model::Model*> Runtime::LoadCollectiveModel(std::span<const uint8_t> neff_bytes, int vnc,
-                                                     int vnc_count, uint32_t rank,
-                                                     uint32_t world_size) {
-  if (world_size == 0 || rank >= world_size) {
-    return InvalidError("rank " + std::to_string(rank) + " is not within a world of " +
-                        std::to_string(world_size));
-  }
-  std::string root_comm_id;
-  {
-    std::shared_lock lock(mutex_);
-    TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
-    root_comm_id = config_.root_comm_id;
-  }
-  TRNSIM_RETURN_IF_ERROR(collectives::CheckRootCommId(root_comm_id, "a collective NEFF"));
-  TRNSIM_ASSIGN_OR_RETURN(model::Model * model, LoadBytes(neff_bytes, vnc, vnc_count,
-                                                          driver::CollectiveMembership{
-                                                              root_comm_id, rank, world_size, 0}));
-  TRNSIM_LOG(Info, Nrt) << "model '" << model->name() << "' on logical core " << model->vnc()
-                        << " is rank " << rank << " of " << world_size << " in communicator '"
-                        << root_comm_id << "'";
-  return model;
-}
-
-Status Runtime::UnloadModel(model::Model* model) {
-  std::unique_lock lock(mutex_);
-  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
-  TRNSIM_RETURN_IF_ERROR(models_->Check(model));
-  const uint64_t model_id = model->id();  // `model` is destroyed by Unload
-  TRNSIM_RETURN_IF_ERROR(models_->Unload(model));
-  executor_->Forget(model, model_id);
-  return Status::Ok();
-}
-
-StatusOr<ModelInfo> Runtime::GetModelInfo(const model::Model* model) {
-  std::shared_lock lock(mutex_);
-  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
-  TRNSIM_RETURN_IF_ERROR(models_->Check(model));
-  return ModelInfo{model->vnc(), model->vnc_count(), model->instance_count(), model->id()};
-}
-
-StatusOr<std::vector<neff::TensorDecl>> Runtime::GetModelTensors(const model::Model* model) {
-  std::shared_lock lock(mutex_);
-  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
-  TRNSIM_RETURN_IF_ERROR(models_->Check(model));
-  return model->tensors();
-}
-
-Status Runtime::CheckExecution(const model::Model* model, const TensorSet* inputs,
-                               const TensorSet* outputs) {
-  std::shared_lock lock(mutex_);
-  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
-  TRNSIM_RETURN_IF_ERROR(models_->Check(model));
-  TRNSIM_RETURN_IF_ERROR(CheckSet(inputs));
-  TRNSIM_RETURN_IF_ERROR(CheckSet(outputs));
-  return model->CheckExecutable();
-}
-
-StatusOr<execution::IoBinding> Runtime::BindExecution(const model::Model* model,
-                                                      const TensorSet* inputs,
-                                                      const TensorSet* outputs, int repeat) {
-  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
-  TRNSIM_RETURN_IF_ERROR(models_->Check(model));
-  TRNSIM_RETURN_IF_ERROR(CheckSet(inputs));
-  TRNSIM_RETURN_IF_ERROR(CheckSet(outputs));
-  TRNSIM_RETURN_IF_ERROR(model->CheckExecutable());
-  if (repeat < 1) {
-    return InvalidError("repeat count " + std::to_string(repeat) + " is not a positive number");
-  }
-  StatusOr<execution::IoBinding> binding = [&] {
-    std::shared_lock objects(objects_mutex_);
-    return execution::IoBinding::Bind(model->tensors(), *inputs, *outputs);
-  }();
-  if (!binding.ok()) {
-    return Status(binding.status().code(), "model '" + model->name() + "' on logical core " +
-                                               std::to_string(model->vnc()) + ": " +
-                                               binding.status().message());
-  }
-  return binding;
-}
-
-namespace {
-
-// The tensors bound to the model's declared outputs, once per output name.
-std::vector<const void*> OutputTensors(const model::Model& model,
-                                       const execution::IoBinding& binding) {
-  std::vector<const void*> outputs;
-  for (const neff::TensorDecl& declared : model.tensors()) {
-    if (declared.usage != neff::TensorUsage::kOutput) continue;
-    if (const Tensor* tensor = binding.Find(declared.name)) outputs.push_back(tensor);
-  }
-  return outputs;
-}
-
-}  // namespace
-
-Status Runtime::Execute(const model::Model* model, const TensorSet* inputs,
-                        const TensorSet* outputs, int repeat) {
-  const uint64_t started_ns = profiling::SysTraceRecorder::NowNs();
-  std::shared_lock lock(mutex_);
-  TRNSIM_ASSIGN_OR_RETURN(execution::IoBinding binding,
-                          BindExecution(model, inputs, outputs, repeat));
-  // The nrt_execute span is recorded once the call is valid; its start time is the call's.
-  const uint32_t core = uint32_t(model->vnc());
-  const int64_t worker_gid =
-      model->collective_rank() ? int64_t(model->collective_rank()->rank) : int64_t{-1};
-  uint64_t tracking_id = 0;
-  if (sys_trace_.Wants(profiling::SysTraceType::kNrtExecute, core)) {
-    profiling::SysTraceData start;
-    start.model_name = model->name();
-    start.repeat = repeat;
-    start.worker_gid = worker_gid;
-    tracking_id = sys_trace_.RecordStart(profiling::SysTraceType::kNrtExecute, core, started_ns,
-                                         std::move(start));
-  }
-  Status ran = executor_->Execute(*model, core_map_->Locate(model->vnc()),
-                                  models_->scratchpad(model->vnc()), binding, repeat);
-  output_completions_.Complete(OutputTensors(*model, binding));
-  if (tracking_id != 0) {
-    profiling::SysTraceData stop;
-    stop.model_name = model->name();
-    stop.status = StatusCodeName(ran.code());
-    stop.worker_gid = worker_gid;
-    sys_trace_.RecordStop(profiling::SysTraceType::kNrtExecute, core, tracking_id,
-                          profiling::SysTraceRecorder::NowNs(), std::move(stop));
-  }
-  return ran;
-}
-
-StatusOr<execution::ExecutionRecord> Runtime::GetLastExecution(const model::Model* model) {
-  std::shared_lock lock(mutex_);
-  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
-  TRNSIM_RETURN_IF_ERROR(models_->Check(model));
-  std::optional<execution::ExecutionRecord> record = executor_->Last(model);
-  if (!record) {
-    return InvalidError("model '" + model->name() +
-                        "' has not been executed since it was "
-                        "loaded");
-  }
-  return *record;
 }
 
 }  // namespace trnsim::runtime

@@ -12,11 +12,17 @@
 // process still holds.
 //
 // Models: LoadModel places a NEFF on a vnc (runtime/model/model.h has the load rules). The NEFF
-// is parsed outside the runtime's lock; placing it (allocating and writing its constants) holds
-// the runtime exclusively.
+// is parsed outside any lock; placing it holds the vnc's claim (core_claims.h), so it waits for
+// an execution on that vnc only.
 //
-// Thread safety: every method may be called from any thread. Data transfers on distinct
-// tensors proceed concurrently; creation and destruction are serialised.
+// Thread safety: every method may be called from any thread. The runtime's lock guards only
+// the lifecycle: Init and Close take it uniquely, every other call shared and briefly. The
+// tensor table (tensors, sets, nrta_cc contexts) has its own lock, the model registry its own.
+// An execution holds no lock for its run: it pins what it uses — the runtime (OperationGate),
+// the model and the bound tensors (reference counts) — so nrt_tensor_free, nrt_load and
+// nrt_unload return while another thread's execution runs (say, waiting in a collective); a
+// freed tensor's or an unloaded model's memory goes at the last unpin. nrt_close waits for
+// running executions and host collectives to finish.
 #pragma once
 
 #include <atomic>
@@ -27,6 +33,7 @@
 #include <shared_mutex>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -39,6 +46,7 @@
 #include "runtime/collectives/host_collectives.h"
 #include "runtime/collectives/send_recv.h"
 #include "runtime/config.h"
+#include "runtime/core_claims.h"
 #include "runtime/core_map.h"
 #include "runtime/debug/debug_streams.h"
 #include "runtime/execution/executor.h"
@@ -46,6 +54,7 @@
 #include "runtime/model/model_registry.h"
 #include "runtime/neff/neff.h"
 #include "runtime/neff/neff_io.h"
+#include "runtime/operation_gate.h"
 #include "runtime/profiling/inspect_config.h"
 #include "runtime/profiling/inspect_env.h"
 #include "runtime/profiling/inspect_session.h"
@@ -146,7 +155,9 @@ class Runtime {
   // world). Its executions meet the other ranks' in the device's collective hub.
   StatusOr<model::Model*> LoadCollectiveModel(std::span<const uint8_t> neff_bytes, int vnc,
                                               int vnc_count, uint32_t rank, uint32_t world_size);
-  // Frees the model's device memory; the handle is dead afterwards (NRT_INVALID_HANDLE).
+  // The handle is dead afterwards (NRT_INVALID_HANDLE). The model's device memory goes now, or,
+  // when an execution of it is running, when that execution ends (it completes normally: AWS
+  // leaves unloading a running model undefined; trnsim neither fails nor crashes it).
   Status UnloadModel(model::Model* model);
   StatusOr<ModelInfo> GetModelInfo(const model::Model* model);
   // The model's inputs then outputs, as the NEFF declares them.
@@ -161,9 +172,10 @@ class Runtime {
   // outputs by name from `inputs` and `outputs` (execution/io_binding.h: a missing tensor or a
   // size mismatch is NRT_INVALID before anything runs; extra names are ignored). Errors: those
   // of CheckExecution; NRT_TIMEOUT (deadlock, or longer than NEURON_RT_EXEC_TIMEOUT) and
-  // NRT_INVALID (an execution error), prefixed with the model's name and vnc. The runtime is
-  // held shared during the run, so tensors and models cannot be freed under it; executions
-  // on one logical core are serialised by the Executor, on distinct ones they run at once.
+  // NRT_INVALID (an execution error), prefixed with the model's name and vnc. The run pins the
+  // model and the bound tensors (freeing or unloading them meanwhile returns at once; their
+  // memory goes when the run ends) and holds no lock but its core's claim: executions on one
+  // logical core are serialised, on distinct ones they run at once.
   Status Execute(const model::Model* model, const TensorSet* inputs, const TensorSet* outputs,
                  int repeat);
   // The model's last successful execution and its count; NRT_INVALID when it has not executed
@@ -208,7 +220,7 @@ class Runtime {
 
   // --- Host-driven collectives (collectives/host_collectives.h) -----------------------------
   // `vnc` must be checked by the caller (a visible core). They block until every rank has
-  // made the same call, holding the runtime shared (so nrt_close waits for them).
+  // made the same call, holding no lock (nrt_close waits for them: OperationGate).
   Status BuildGlobalComm(int vnc, uint32_t rank, uint32_t world_size);
   Status Barrier(int vnc, uint32_t rank, uint32_t world_size);
   StatusOr<std::vector<uint8_t>> AllGather(int vnc, uint32_t rank, uint32_t world_size,
@@ -228,7 +240,7 @@ class Runtime {
 
   // --- Async send/recv (collectives/send_recv.h) --------------------------------------------
   // `lnc` is absolute and must be checked by the caller (one of this process's cores). They
-  // hold the runtime shared and never block. PostSendRecv takes bytes [offset, offset+length)
+  // never block. PostSendRecv takes bytes [offset, offset+length)
   // of a device tensor (NRT_INVALID_HANDLE for a dead tensor; NRT_INVALID for a host tensor or
   // a range outside it).
   Status SendRecvInit(int lnc);
@@ -330,8 +342,11 @@ class Runtime {
   Runtime();
   static void OnForkChild();  // pthread_atfork child handler
   Status CheckInitializedLocked() const;
-  Status CheckTensor(const Tensor* tensor) const;
-  Status CheckSet(const TensorSet* set) const;
+  // Enters the OperationGate if initialised (the lifecycle's statuses otherwise).
+  StatusOr<OperationGate::Ticket> Enter();
+  // Both: objects_mutex_ held (any mode).
+  Status CheckTensorLocked(const Tensor* tensor) const;
+  Status CheckSetLocked(const TensorSet* set) const;
   Tensor* Adopt(std::unique_ptr<Tensor> tensor);
   // The configuration in force: the frozen one once initialised, else a fresh parse.
   StatusOr<RuntimeConfig> CurrentConfig() const;
@@ -339,11 +354,23 @@ class Runtime {
   // (LoadCollectiveModel); unset, a NEFF with collective instructions is NRT_INVALID.
   StatusOr<model::Model*> LoadBytes(std::span<const uint8_t> neff_bytes, int vnc, int vnc_count,
                                     std::optional<driver::CollectiveMembership> rank);
+  // What an execution holds from its binding to its end instead of a lock (members are
+  // released in reverse order: the ticket last).
+  struct ExecutionPins {
+    OperationGate::Ticket ticket;
+    std::shared_ptr<const model::Model> model;
+    execution::IoBinding binding;
+    std::vector<std::shared_ptr<Tensor>> tensors;  // each bound tensor once
+    std::vector<const void*> executing;            // marked in executing_ (the caller unmarks)
+  };
   // What Execute checks before running (the lifecycle, the handles, the executability, the
   // repeat count), then the binding of the model's declared tensors from the sets, whose
-  // errors name the model and its vnc. Caller holds mutex_ shared.
-  StatusOr<execution::IoBinding> BindExecution(const model::Model* model, const TensorSet* inputs,
-                                               const TensorSet* outputs, int repeat);
+  // errors name the model and its vnc; then pins the model and the tensors and marks them in
+  // executing_. Takes and releases the locks itself.
+  StatusOr<ExecutionPins> PinExecution(const model::Model* model, const TensorSet* inputs,
+                                       const TensorSet* outputs, int repeat);
+  // Adds 1 to the output completion count of each output tensor of `pins` still live.
+  void CompleteOutputs(const ExecutionPins& pins);
   // Implicit async mode: waits until no queued execution uses `tensor` (at once otherwise).
   void WaitUntilTensorUnused(const Tensor* tensor);
   // Shuts both sets of async queues down (every queued request completes first). Called by
@@ -353,30 +380,33 @@ class Runtime {
   StatusOr<model::Model*> LoadParsed(neff::Neff neff, int vnc, int vnc_count, uint64_t started_ns,
                                      std::optional<driver::CollectiveMembership> rank);
 
-  // Guards everything below. Held shared by executions (for their whole run, which may wait in
-  // a collective for other ranks — other threads of this process among them) and by calls that
-  // only add objects (allocations, tensor sets, AddToTensorSet), so those never wait for an
-  // execution; held uniquely by calls that destroy or restructure (free, destroy, load, unload,
-  // attach, init, close), which do.
+  // The lifecycle lock: guards state_ and the subsystem pointers below, which Init sets and
+  // Close resets holding it uniquely. Every other call holds it shared, briefly: a long call
+  // (execution, host collective) enters gate_ and releases it, and Close waits for gate_.
   mutable std::shared_mutex mutex_;
-  // Guards tensors_, tensor_sets_ and the sets' contents among holders of mutex_ shared
-  // (lock order: mutex_, then this; held briefly).
+  OperationGate gate_;
+  // Guards tensors_, tensor_sets_, the sets' contents and cc_contexts_; held for the length of
+  // a data transfer (so attach and free cannot pull a tensor's storage from under it), never
+  // across an execution (lock order: mutex_, then this; held briefly).
   mutable std::shared_mutex objects_mutex_;
   State state_ = State::kStart;
   RuntimeConfig config_;
   std::unique_ptr<CoreMap> core_map_;
   std::unique_ptr<driver::Device> device_;
   std::unique_ptr<std::atomic<uint64_t>[]> vnc_bytes_used_;
-  std::unordered_set<Tensor*> tensors_;
+  // The live tensors: the table holds one reference, executions pin more (a freed tensor goes
+  // at the last one).
+  std::unordered_map<const Tensor*, std::shared_ptr<Tensor>> tensors_;
   std::unordered_set<TensorSet*> tensor_sets_;
+  std::unique_ptr<CoreClaims> core_claims_;  // outlives models_ and executor_
   std::unique_ptr<model::ModelRegistry> models_;
   std::unique_ptr<execution::Executor> executor_;  // created at Init, destroyed at Close
   std::unique_ptr<collectives::HostCollectives> host_collectives_;  // likewise
   std::unique_ptr<collectives::SendRecv> send_recv_;  // likewise
   // The debug streams; created at Init, destroyed (descriptors closed) at Close after the
-  // executor, which delivers to them. Own locking: used under mutex_ shared.
+  // executor, which delivers to them. Own locking.
   std::unique_ptr<debug::DebugStreams> debug_streams_;
-  // nrta_cc_prepare's contexts (guarded by objects_mutex_ under mutex_ shared); freed at Close.
+  // nrta_cc_prepare's contexts (guarded by objects_mutex_); freed at Close.
   std::vector<std::unique_ptr<collectives::HostCcContext>> cc_contexts_;
   // The nrta_* queues, and (implicit async mode only) nrt_execute's: created at Init, shut down
   // then destroyed at Close (shared: ShutDownAsync works on them outside mutex_).
@@ -385,6 +415,8 @@ class Runtime {
   // Implicit async: the in-flight cap (0: off), readable without mutex_; the tensors in use.
   std::atomic<uint32_t> implicit_async_depth_{0};
   async::TensorUseTracker tensor_use_;
+  // The tensors running executions use (whatever the mode): AttachBuffer waits for them.
+  async::TensorUseTracker executing_;
   async::OutputCompletions output_completions_;  // its own lock; waited on outside mutex_
   neff::ReadOptions read_options_;  // validate_hash from NEURON_RT_VALIDATE_HASH at Init
   // Not guarded by mutex_ (it has its own): the executor records into it during runs.

@@ -59,14 +59,16 @@ StatusOr<uint64_t> Runtime::ExecuteAsync(const model::Model* model, const Tensor
   std::vector<const void*> used;
   int vnc = 0;
   {
+    // Validation only: Execute pins again when the execution starts.
+    StatusOr<ExecutionPins> pins = PinExecution(model, inputs, outputs, repeat);
+    if (!pins.ok()) return pins.status();
+    executing_.Release(pins->executing);
     std::shared_lock lock(mutex_);
-    StatusOr<execution::IoBinding> binding = BindExecution(model, inputs, outputs, repeat);
-    if (!binding.ok()) return binding.status();
     if (implicit_queues_ == nullptr) {
       return FailureError("implicit async mode is off (NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS "
                           "is 0)");
     }
-    for (Tensor* tensor : binding->tensors()) used.push_back(tensor);
+    used = std::move(pins->executing);
     queues = implicit_queues_;
     vnc = model->vnc();
   }

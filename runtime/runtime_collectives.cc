@@ -1,29 +1,26 @@
 // Runtime's collective entry points that need no model: the global communicator, host-driven
 // barrier and all-gather (collectives/host_collectives.h), nrta_cc_*'s contexts
 // (collectives/host_cc_context.h) and AWS's point-to-point send/recv
-// (collectives/send_recv.h). Each checks the lifecycle and holds the runtime shared for the
-// call, so nrt_close waits for it. Collective models themselves load in runtime.cc
+// (collectives/send_recv.h). Each checks the lifecycle; the blocking ones (the group meets)
+// hold no lock while they wait but enter the OperationGate, so nrt_close waits for them. Collective models themselves load in runtime.cc
 // (LoadCollectiveModel).
 #include "runtime/runtime.h"
 
 namespace trnsim::runtime {
 
 Status Runtime::BuildGlobalComm(int vnc, uint32_t rank, uint32_t world_size) {
-  std::shared_lock lock(mutex_);
-  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  TRNSIM_ASSIGN_OR_RETURN(OperationGate::Ticket ticket, Enter());
   return host_collectives_->BuildGlobalComm(vnc, rank, world_size);
 }
 
 Status Runtime::Barrier(int vnc, uint32_t rank, uint32_t world_size) {
-  std::shared_lock lock(mutex_);
-  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  TRNSIM_ASSIGN_OR_RETURN(OperationGate::Ticket ticket, Enter());
   return host_collectives_->Barrier(vnc, rank, world_size);
 }
 
 StatusOr<std::vector<uint8_t>> Runtime::AllGather(int vnc, uint32_t rank, uint32_t world_size,
                                                   std::span<const uint8_t> input) {
-  std::shared_lock lock(mutex_);
-  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  TRNSIM_ASSIGN_OR_RETURN(OperationGate::Ticket ticket, Enter());
   return host_collectives_->AllGather(vnc, rank, world_size, input);
 }
 
@@ -31,19 +28,19 @@ StatusOr<const collectives::HostCcContext*> Runtime::PrepareHostCollective(
     collectives::HostCcContext context) {
   std::shared_lock lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  std::unique_lock objects(objects_mutex_);
   std::vector<uint64_t> sizes_in, sizes_out;
   for (const Tensor* tensor : context.inputs) {
-    TRNSIM_RETURN_IF_ERROR(CheckTensor(tensor));
+    TRNSIM_RETURN_IF_ERROR(CheckTensorLocked(tensor));
     sizes_in.push_back(tensor->size());
   }
   for (const Tensor* tensor : context.outputs) {
-    TRNSIM_RETURN_IF_ERROR(CheckTensor(tensor));
+    TRNSIM_RETURN_IF_ERROR(CheckTensorLocked(tensor));
     sizes_out.push_back(tensor->size());
   }
   TRNSIM_RETURN_IF_ERROR(collectives::ValidateHostCc(context, sizes_in, sizes_out));
   TRNSIM_RETURN_IF_ERROR(
       host_collectives_->CheckGroup(context.vnc, context.group, context.position));
-  std::unique_lock objects(objects_mutex_);
   for (const auto& known : cc_contexts_) {
     if (*known == context) return known.get();
   }
@@ -62,8 +59,12 @@ StatusOr<int> Runtime::HostCollectiveCore(const collectives::HostCcContext* cont
 }
 
 Status Runtime::RunHostCollective(const collectives::HostCcContext* context) {
-  std::shared_lock lock(mutex_);
-  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  TRNSIM_ASSIGN_OR_RETURN(OperationGate::Ticket ticket, Enter());
+  // The tensors are pinned, so the group can meet without a lock (a free meanwhile returns at
+  // once; the memory goes when this returns).
+  std::vector<std::shared_ptr<Tensor>> pinned;
+  std::vector<uint64_t> sizes_in, sizes_out;
+  std::vector<uint8_t> input;
   {
     std::shared_lock objects(objects_mutex_);
     bool known = false;
@@ -72,28 +73,27 @@ Status Runtime::RunHostCollective(const collectives::HostCcContext* context) {
       return InvalidHandleError("not a collective context of nrta_cc_prepare (or freed by "
                                 "nrt_close)");
     }
+    for (const Tensor* tensor : context->inputs) {
+      TRNSIM_RETURN_IF_ERROR(CheckTensorLocked(tensor));
+      sizes_in.push_back(tensor->size());
+      input.resize(input.size() + tensor->size());
+      TRNSIM_RETURN_IF_ERROR(tensor->Read(0, input.data() + input.size() - tensor->size(),
+                                          tensor->size()));
+    }
+    for (const Tensor* tensor : context->outputs) {
+      TRNSIM_RETURN_IF_ERROR(CheckTensorLocked(tensor));
+      sizes_out.push_back(tensor->size());
+      pinned.push_back(tensors_.at(tensor));
+    }
   }
-  std::vector<uint64_t> sizes_in, sizes_out;
-  std::vector<uint8_t> input;
-  for (const Tensor* tensor : context->inputs) {
-    TRNSIM_RETURN_IF_ERROR(CheckTensor(tensor));
-    sizes_in.push_back(tensor->size());
-    input.resize(input.size() + tensor->size());
-    TRNSIM_RETURN_IF_ERROR(tensor->Read(0, input.data() + input.size() - tensor->size(),
-                                        tensor->size()));
-  }
-  for (const Tensor* tensor : context->outputs) {
-    TRNSIM_RETURN_IF_ERROR(CheckTensor(tensor));
-    sizes_out.push_back(tensor->size());
-  }
-  // mutex_ stays held shared while the group meets, so no tensor can be freed meanwhile.
   TRNSIM_ASSIGN_OR_RETURN(
       std::vector<uint8_t> gathered,
       host_collectives_->GroupAllGather(context->vnc, context->group, context->position, input));
   std::vector<std::vector<uint8_t>> outputs =
       collectives::ComputeHostCc(*context, gathered, sizes_in, sizes_out);
+  std::shared_lock objects(objects_mutex_);  // no attach replaces a storage during the write
   for (size_t i = 0; i < outputs.size(); ++i) {
-    TRNSIM_RETURN_IF_ERROR(context->outputs[i]->Write(0, outputs[i].data(), outputs[i].size()));
+    TRNSIM_RETURN_IF_ERROR(pinned[i]->Write(0, outputs[i].data(), outputs[i].size()));
   }
   return Status::Ok();
 }
@@ -128,7 +128,8 @@ StatusOr<collectives::SendRecv::Request*> Runtime::SendRecvPost(
     const Tensor* tensor, uint64_t offset, uint64_t length, collectives::SendRecv::Comm* comm) {
   std::shared_lock lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
-  TRNSIM_RETURN_IF_ERROR(CheckTensor(tensor));
+  std::shared_lock objects(objects_mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckTensorLocked(tensor));
   const DeviceStorage* storage = tensor->device_storage();
   if (storage == nullptr) {
     return InvalidError("tensor '" + tensor->name() +

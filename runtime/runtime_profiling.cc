@@ -79,10 +79,10 @@ StatusOr<std::string> Runtime::FetchSysTrace(const profiling::SysTraceFetchOptio
 
 // --- Per-model device profiles -------------------------------------------------------------------
 
-Status Runtime::StartProfile(const model::Model* model, const std::string& filename) {
+Status Runtime::StartProfile(const model::Model* handle, const std::string& filename) {
   std::shared_lock lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
-  TRNSIM_RETURN_IF_ERROR(models_->Check(model));
+  TRNSIM_ASSIGN_OR_RETURN(std::shared_ptr<const model::Model> model, models_->Pin(handle));
   return executor_->StartProfile(*model, filename);
 }
 

@@ -1,5 +1,7 @@
 // Runtime: tensors and tensor sets — allocation, slices, attached buffers, data transfers
 // (single and batched), memory statistics, and the name -> tensor sets nrt_execute binds by.
+// Each holds the lifecycle lock shared and the object table's lock for the call; a free drops
+// the table's reference (an execution pinning the tensor keeps its memory until it ends).
 #include "runtime/runtime.h"
 
 namespace trnsim::runtime {
@@ -9,18 +11,16 @@ constexpr uint64_t kDeviceAlignmentBytes = 64;
 
 }  // namespace
 
-Status Runtime::CheckTensor(const Tensor* tensor) const {
+Status Runtime::CheckTensorLocked(const Tensor* tensor) const {
   if (tensor == nullptr) return InvalidError("tensor is NULL");
-  std::shared_lock objects(objects_mutex_);
-  if (!tensors_.count(const_cast<Tensor*>(tensor))) {
+  if (!tensors_.count(tensor)) {
     return InvalidHandleError("tensor handle is not live (freed, or freed by nrt_close)");
   }
   return Status::Ok();
 }
 
-Status Runtime::CheckSet(const TensorSet* set) const {
+Status Runtime::CheckSetLocked(const TensorSet* set) const {
   if (set == nullptr) return InvalidError("tensor set is NULL");
-  std::shared_lock objects(objects_mutex_);
   if (!tensor_sets_.count(const_cast<TensorSet*>(set))) {
     return InvalidHandleError("tensor set handle is not live (destroyed, or freed by nrt_close)");
   }
@@ -28,15 +28,15 @@ Status Runtime::CheckSet(const TensorSet* set) const {
 }
 
 Tensor* Runtime::Adopt(std::unique_ptr<Tensor> tensor) {
-  Tensor* raw = tensor.release();
+  Tensor* raw = tensor.get();
   std::unique_lock objects(objects_mutex_);
-  tensors_.insert(raw);
+  tensors_.emplace(raw, std::shared_ptr<Tensor>(std::move(tensor)));
   return raw;
 }
 
 StatusOr<Tensor*> Runtime::AllocateTensor(Placement placement, int vnc, uint64_t size,
                                           const std::string& name) {
-  std::shared_lock lock(mutex_);  // shared: allocating never waits for an execution
+  std::shared_lock lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
   std::shared_ptr<TensorStorage> storage;
   switch (placement) {
@@ -91,35 +91,45 @@ StatusOr<Tensor*> Runtime::AllocateSlice(const Tensor* source, uint64_t offset, 
                                          const std::string& name) {
   std::shared_lock lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
-  TRNSIM_RETURN_IF_ERROR(CheckTensor(source));
-  TRNSIM_ASSIGN_OR_RETURN(auto slice, source->Slice(offset, size, name));
+  std::unique_ptr<Tensor> slice;
+  {
+    std::shared_lock objects(objects_mutex_);
+    TRNSIM_RETURN_IF_ERROR(CheckTensorLocked(source));
+    TRNSIM_ASSIGN_OR_RETURN(slice, source->Slice(offset, size, name));
+  }
   return Adopt(std::move(slice));
 }
 
 Status Runtime::FreeTensor(Tensor* tensor) {
   WaitUntilTensorUnused(tensor);
-  std::unique_lock lock(mutex_);
+  std::shared_lock lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
-  TRNSIM_RETURN_IF_ERROR(CheckTensor(tensor));
-  for (TensorSet* set : tensor_sets_) set->Forget(tensor);
-  tensors_.erase(tensor);
-  output_completions_.Forget(tensor);
-  TraceTensor(/*allocate=*/false, *tensor);
-  delete tensor;
+  std::shared_ptr<Tensor> reference;
+  {
+    std::unique_lock objects(objects_mutex_);
+    TRNSIM_RETURN_IF_ERROR(CheckTensorLocked(tensor));
+    for (TensorSet* set : tensor_sets_) set->Forget(tensor);
+    auto entry = tensors_.find(tensor);
+    reference = std::move(entry->second);
+    tensors_.erase(entry);
+    output_completions_.Forget(tensor);
+    TraceTensor(/*allocate=*/false, *tensor);
+  }
+  reference.reset();  // the memory goes now unless a running execution pins the tensor
   return Status::Ok();
 }
 
 Status Runtime::WaitOutputCompletion(const Tensor* tensor, int64_t timeout_us, uint64_t expected) {
   // Shared, and only until the wait is registered: FreeTensor (unique) cannot slip between the
   // check and the registration, and once registered its Forget wakes the wait.
-  std::shared_lock lock(mutex_);
-  TRNSIM_RETURN_IF_ERROR(CheckTensor(tensor));
+  std::shared_lock lock(objects_mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckTensorLocked(tensor));
   return output_completions_.Wait(tensor, timeout_us, expected, [&] { lock.unlock(); });
 }
 
 Status Runtime::ResetOutputCompletion(Tensor* tensor) {
-  std::shared_lock lock(mutex_);
-  TRNSIM_RETURN_IF_ERROR(CheckTensor(tensor));
+  std::shared_lock lock(objects_mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckTensorLocked(tensor));
   output_completions_.Reset(tensor);
   return Status::Ok();
 }
@@ -128,7 +138,8 @@ Status Runtime::ReadTensor(const Tensor* tensor, void* dst, uint64_t offset, uin
   WaitUntilTensorUnused(tensor);
   std::shared_lock lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
-  TRNSIM_RETURN_IF_ERROR(CheckTensor(tensor));
+  std::shared_lock objects(objects_mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckTensorLocked(tensor));
   return tensor->Read(offset, dst, size);
 }
 
@@ -136,7 +147,8 @@ Status Runtime::WriteTensor(Tensor* tensor, const void* src, uint64_t offset, ui
   WaitUntilTensorUnused(tensor);
   std::shared_lock lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
-  TRNSIM_RETURN_IF_ERROR(CheckTensor(tensor));
+  std::shared_lock objects(objects_mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckTensorLocked(tensor));
   return tensor->Write(offset, src, size);
 }
 
@@ -146,8 +158,9 @@ Status Runtime::CopyTensor(const Tensor* src, uint64_t src_offset, Tensor* dst, 
   WaitUntilTensorUnused(dst);
   std::shared_lock lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
-  TRNSIM_RETURN_IF_ERROR(CheckTensor(src));
-  TRNSIM_RETURN_IF_ERROR(CheckTensor(dst));
+  std::shared_lock objects(objects_mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckTensorLocked(src));
+  TRNSIM_RETURN_IF_ERROR(CheckTensorLocked(dst));
   return Tensor::Copy(*src, src_offset, *dst, dst_offset, size);
 }
 
@@ -155,15 +168,20 @@ Status Runtime::MemsetTensor(Tensor* tensor, uint64_t offset, uint8_t value, uin
   WaitUntilTensorUnused(tensor);
   std::shared_lock lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
-  TRNSIM_RETURN_IF_ERROR(CheckTensor(tensor));
+  std::shared_lock objects(objects_mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckTensorLocked(tensor));
   return tensor->Fill(offset, value, size);
 }
 
 Status Runtime::AttachBuffer(Tensor* tensor, void* buffer, uint64_t size) {
-  std::unique_lock lock(mutex_);
+  std::shared_lock lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
-  TRNSIM_RETURN_IF_ERROR(CheckTensor(tensor));
+  std::unique_lock objects(objects_mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckTensorLocked(tensor));
   if (buffer == nullptr) return InvalidError("buffer is NULL");
+  // The storage is replaced: wait until no running execution uses the tensor (they unmark
+  // without this lock, and none can bind it while it is held).
+  executing_.WaitUntilUnused(tensor);
   tensor->AttachBuffer(buffer, size);
   return Status::Ok();
 }
@@ -173,8 +191,9 @@ Status Runtime::ReadTensorBatch(
   for (const auto& batch : batches) WaitUntilTensorUnused(batch.first);
   std::shared_lock lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  std::shared_lock objects(objects_mutex_);
   for (const auto& [tensor, ops] : batches) {
-    TRNSIM_RETURN_IF_ERROR(CheckTensor(tensor));
+    TRNSIM_RETURN_IF_ERROR(CheckTensorLocked(tensor));
     for (const TensorBatchOp& op : ops) {
       // A zero-byte read validates the range without moving data.
       TRNSIM_RETURN_IF_ERROR(tensor->CheckRange(op.offset, op.size, "batch read"));
@@ -194,8 +213,9 @@ Status Runtime::WriteTensorBatch(
   for (const auto& batch : batches) WaitUntilTensorUnused(batch.first);
   std::shared_lock lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+  std::shared_lock objects(objects_mutex_);
   for (const auto& [tensor, ops] : batches) {
-    TRNSIM_RETURN_IF_ERROR(CheckTensor(tensor));
+    TRNSIM_RETURN_IF_ERROR(CheckTensorLocked(tensor));
     for (const TensorBatchOp& op : ops) {
       TRNSIM_RETURN_IF_ERROR(tensor->CheckRange(op.offset, op.size, "batch write"));
       if (op.size > 0 && op.buffer == nullptr) return InvalidError("batch buffer is NULL");
@@ -212,21 +232,24 @@ Status Runtime::WriteTensorBatch(
 StatusOr<uint64_t> Runtime::TensorSize(const Tensor* tensor) {
   std::shared_lock lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
-  TRNSIM_RETURN_IF_ERROR(CheckTensor(tensor));
+  std::shared_lock objects(objects_mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckTensorLocked(tensor));
   return tensor->size();
 }
 
 StatusOr<void*> Runtime::TensorHostAddress(const Tensor* tensor) {
   std::shared_lock lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
-  TRNSIM_RETURN_IF_ERROR(CheckTensor(tensor));
+  std::shared_lock objects(objects_mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckTensorLocked(tensor));
   return tensor->HostAddress();
 }
 
 StatusOr<DeviceAllocationInfo> Runtime::TensorDeviceAllocation(const Tensor* tensor) {
   std::shared_lock lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
-  TRNSIM_RETURN_IF_ERROR(CheckTensor(tensor));
+  std::shared_lock objects(objects_mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckTensorLocked(tensor));
   return tensor->DeviceAllocation();
 }
 
@@ -253,9 +276,10 @@ StatusOr<TensorSet*> Runtime::AllocateTensorSet() {
 }
 
 Status Runtime::DestroyTensorSet(TensorSet* set) {
-  std::unique_lock lock(mutex_);
+  std::shared_lock lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
-  TRNSIM_RETURN_IF_ERROR(CheckSet(set));
+  std::unique_lock objects(objects_mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckSetLocked(set));
   tensor_sets_.erase(set);
   delete set;
   return Status::Ok();
@@ -264,9 +288,9 @@ Status Runtime::DestroyTensorSet(TensorSet* set) {
 Status Runtime::AddToTensorSet(TensorSet* set, const std::string& name, Tensor* tensor) {
   std::shared_lock lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
-  TRNSIM_RETURN_IF_ERROR(CheckSet(set));
-  TRNSIM_RETURN_IF_ERROR(CheckTensor(tensor));
   std::unique_lock objects(objects_mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckSetLocked(set));
+  TRNSIM_RETURN_IF_ERROR(CheckTensorLocked(tensor));
   set->Add(name, tensor);
   return Status::Ok();
 }
@@ -274,8 +298,8 @@ Status Runtime::AddToTensorSet(TensorSet* set, const std::string& name, Tensor* 
 StatusOr<Tensor*> Runtime::GetFromTensorSet(TensorSet* set, const std::string& name) {
   std::shared_lock lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
-  TRNSIM_RETURN_IF_ERROR(CheckSet(set));
   std::shared_lock objects(objects_mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckSetLocked(set));
   Tensor* tensor = set->Find(name);
   if (tensor == nullptr) {
     return FailureError("no tensor named '" + name + "' in the tensor set");

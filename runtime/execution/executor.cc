@@ -30,6 +30,7 @@ Executor::Executor(driver::Device* device, const simulator::ChipSpec& chip, Exec
     : device_(device),
       chip_(chip),
       options_(options),
+      claims_(options.core_claims != nullptr ? options.core_claims : &own_claims_),
       core_sessions_(profiling::ProfileHeader{"", 0, chip.name, options_.instance_name}) {}
 
 Executor::~Executor() = default;
@@ -47,7 +48,7 @@ Status Executor::Execute(const model::Model& model, const CoreLocation& where,
 Status Executor::RunOnce(const model::Model& model, const CoreLocation& where,
                          const model::SharedScratchpad& scratchpad, const IoBinding& binding) {
   const std::vector<neff::Subgraph>& subgraphs = model.neff().subgraphs;
-  std::lock_guard<std::mutex> lock(CoreMutex(model.vnc()));
+  std::lock_guard<std::mutex> lock(claims_->Of(model.vnc()));
   const uint64_t run_started_ns = profiling::SysTraceRecorder::NowNs();
   uint64_t exec_id = 0;
   {
@@ -196,13 +197,6 @@ Status Executor::CheckOutputs(const model::Model& model, const IoBinding& bindin
     }
   }
   return Status::Ok();
-}
-
-std::mutex& Executor::CoreMutex(int vnc) {
-  std::lock_guard<std::mutex> lock(state_mutex_);
-  std::unique_ptr<std::mutex>& slot = core_mutexes_[vnc];
-  if (slot == nullptr) slot = std::make_unique<std::mutex>();
-  return *slot;
 }
 
 std::optional<ExecutionRecord> Executor::Last(const model::Model* model) const {

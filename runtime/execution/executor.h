@@ -13,9 +13,10 @@
 // (driver/sim/sim_device.h). Stochastic rounding: the seed of subgraph k's core in execution n
 // of a model derives from (NEURON_RT_STOCHASTIC_ROUNDING_SEED, n, k) and is passed per core.
 //
-// Serialisation: one mutex per logical core around every run on it (address rewriting, staging,
-// Device::Execute): executions on distinct logical cores run concurrently — which collective
-// ranks in one process need, as each waits in the device for the others.
+// Serialisation: the core's claim (runtime/core_claims.h) around every run on it (address
+// rewriting, staging, Device::Execute): executions on distinct logical cores run concurrently —
+// which collective ranks in one process need, as each waits in the device for the others. The
+// caller keeps the model and the bound tensors alive for the run (the Runtime pins them).
 //
 // Statistics: the result of each model's last successful execution and its execution count are
 // kept until Forget (nrt_unload). With `report` set (TRNSIM_EXEC_REPORT) every execution writes
@@ -46,6 +47,7 @@
 
 #include "common/status.h"
 #include "driver/device.h"
+#include "runtime/core_claims.h"
 #include "runtime/core_map.h"
 #include "runtime/debug/debug_streams.h"
 #include "runtime/execution/io_binding.h"
@@ -79,6 +81,9 @@ struct ExecutorOptions {
   // their prefixes from the model's NEFF; null: they are dropped. Failed executions deliver
   // none.
   debug::DebugStreams* debug_streams = nullptr;
+  // The per-core run locks, shared with the model registry's loads and unloads; must outlive
+  // the executor. Null: the executor keeps its own.
+  CoreClaims* core_claims = nullptr;
 };
 
 // What an inspect session asks of executions (profiling/inspect_session.h): device profiles of
@@ -181,11 +186,10 @@ class Executor {
   // holds NaN or Inf after a run (numerical_check.h), described in `*found`; OK otherwise.
   Status CheckOutputs(const model::Model& model, const IoBinding& binding,
                       std::optional<profiling::DeviceNumericalError>* found) const;
-  // The run lock of logical core `vnc` (created on first use; never freed before the executor).
-  std::mutex& CoreMutex(int vnc);
+  CoreClaims own_claims_;  // used when options_.core_claims is null
+  CoreClaims* claims_;
 
-  mutable std::mutex state_mutex_;  // guards core_mutexes_ (the map), runs_, inspect_*
-  std::unordered_map<int, std::unique_ptr<std::mutex>> core_mutexes_;
+  mutable std::mutex state_mutex_;  // guards runs_, inspect_*
   mutable std::mutex records_mutex_;  // guards records_
   std::unordered_map<const model::Model*, ExecutionRecord> records_;
   profiling::ProfileSessions profiles_;

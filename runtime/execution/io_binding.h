@@ -9,7 +9,8 @@
 // Names in a set that the NEFF does not declare are ignored, as AWS's runtime ignores them
 // (frameworks pass one set to several models).
 //
-// Thread safety: a value type; the tensors must stay alive (the runtime's lock) while in use.
+// Thread safety: a value type; the tensors must stay alive while in use (an execution pins them:
+// Runtime::PinExecution).
 #pragma once
 
 #include <string>

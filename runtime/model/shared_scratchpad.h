@@ -13,7 +13,8 @@
 //    scratchpad holds nothing between executions. It never shrinks while in use.
 //  - it is charged to the vnc (MemoryCategory::kScratchpad) like any model memory.
 //
-// Thread safety: none; the runtime serialises loads and unloads.
+// Thread safety: none; every use holds the vnc's claim (runtime/core_claims.h): the executor for
+// a run, the model registry for a load or a model's destruction.
 #pragma once
 
 #include <atomic>

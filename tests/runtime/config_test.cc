@@ -1,5 +1,6 @@
 // RuntimeConfig parsing: NEURON_RT_VISIBLE_CORES syntax, LNC selection, visible-core limits,
-// instance selection, the remote back end switch and its token (TRNSIM_TOKEN, TRNSIM_TOKEN_FILE).
+// instance selection, the remote back end switch and its token (TRNSIM_TOKEN, TRNSIM_TOKEN_FILE),
+// and the execution, async and debug-stream settings nrt_init reads.
 #include "runtime/config.h"
 
 #include <gmock/gmock.h>
@@ -106,6 +107,47 @@ TEST(ParseRuntimeConfigTest, DefaultsOnTrn2_48xlarge) {
   EXPECT_EQ(config.visible_vnc_count, 64);
   EXPECT_EQ(config.backend, "sim");
   EXPECT_EQ(config.daemon_address, "");
+}
+
+TEST(ParseRuntimeConfigTest, RunSettingsDefaultsAndValues) {
+  RuntimeConfig defaults = MustParse({});
+  EXPECT_FALSE(defaults.validate_hash);
+  EXPECT_EQ(defaults.exec_timeout_s, 600);  // the env table's default
+  EXPECT_FALSE(defaults.check_numerics);
+  EXPECT_EQ(defaults.implicit_async_depth, 0u);
+  EXPECT_EQ(defaults.debug_stream_events, 65536u);
+  EXPECT_FALSE(defaults.inspect.enabled);
+
+  RuntimeConfig set = MustParse({{"NEURON_RT_VALIDATE_HASH", "1"},
+                                 {"NEURON_RT_EXEC_TIMEOUT", "0"},
+                                 {"NEURON_RT_STOCHASTIC_ROUNDING_SEED", "7"},
+                                 {"NEURON_RT_NUMERICAL_ERRORS_VERBOSITY", "CRITICAL"},
+                                 {"NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS", "1000"},
+                                 {"NEURON_RT_DEBUG_STREAM_BUFFER_SIZE", "8"},
+                                 {"NEURON_RT_DEBUG_OUTPUT_DIR", "/tmp/prints"}});
+  EXPECT_TRUE(set.validate_hash);
+  EXPECT_EQ(set.exec_timeout_s, 0);
+  EXPECT_EQ(set.rounding_seed, 7u);
+  EXPECT_TRUE(set.check_numerics);
+  EXPECT_EQ(set.implicit_async_depth, uint32_t(kMaxImplicitAsyncInflight));  // capped
+  EXPECT_EQ(set.debug_stream_events, 8u);
+  EXPECT_EQ(set.debug_output_dir, "/tmp/prints");
+}
+
+TEST(ParseRuntimeConfigTest, MalformedRunSettingsAreInvalidNamingTheVariable) {
+  const std::map<std::string, std::string> bad[] = {
+      {{"NEURON_RT_EXEC_TIMEOUT", "-1"}},
+      {{"NEURON_RT_ASYNC_SENDRECV_BOOTSTRAP_PORT", "70000"}},
+      {{"NEURON_RT_NUMERICAL_ERRORS_VERBOSITY", "loud"}},
+      {{"NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS", "-2"}},
+      {{"NEURON_RT_DEBUG_STREAM_BUFFER_SIZE", "0"}},
+  };
+  for (const auto& values : bad) {
+    StatusOr<RuntimeConfig> config = Parse(values);
+    ASSERT_FALSE(config.ok()) << values.begin()->first;
+    EXPECT_EQ(config.status().code(), StatusCode::kInvalid);
+    EXPECT_THAT(config.status().message(), HasSubstr(values.begin()->first));
+  }
 }
 
 TEST(ParseRuntimeConfigTest, Lnc1DoublesTheCores) {

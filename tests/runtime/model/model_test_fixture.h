@@ -36,8 +36,8 @@ class ModelTestBase : public ::testing::Test {
     device_ = std::move(*device);
     core_map_ = std::make_unique<CoreMap>(config_);
     bytes_used_ = std::make_unique<std::atomic<uint64_t>[]>(config_.visible_vnc_count);
-    registry_ =
-        std::make_unique<ModelRegistry>(device_.get(), config_, *core_map_, bytes_used_.get());
+    registry_ = std::make_unique<ModelRegistry>(device_.get(), config_, *core_map_,
+                                                bytes_used_.get(), &claims_, nullptr);
   }
   void TearDown() override { registry_.reset(); }
 
@@ -83,6 +83,7 @@ class ModelTestBase : public ::testing::Test {
   std::unique_ptr<driver::Device> device_;
   std::unique_ptr<CoreMap> core_map_;
   std::unique_ptr<std::atomic<uint64_t>[]> bytes_used_;
+  CoreClaims claims_;  // outlives registry_
   std::unique_ptr<ModelRegistry> registry_;
 };
 
