@@ -6,7 +6,7 @@
 #include <string>
 
 #include "api/src/shim.h"
-#include "runtime/version.h"
+#include "common/version.h"
 #include "trnsim/trnsim.h"
 
 using trnsim::api::NullArgument;
@@ -108,8 +108,8 @@ NRT_STATUS trnsim_get_version(char* version, size_t version_size, char* git_hash
   trnsim::Status checked = CheckBuffer("version", version, version_size);
   if (checked.ok()) checked = CheckBuffer("git_hash", git_hash, git_hash_size);
   if (!checked.ok()) return Report(__func__, checked);
-  CopyOut(version, version_size, trnsim::runtime::TrnsimVersion());
-  CopyOut(git_hash, git_hash_size, trnsim::runtime::TrnsimGitHash());
+  CopyOut(version, version_size, trnsim::TrnsimVersion());
+  CopyOut(git_hash, git_hash_size, trnsim::TrnsimGitHash());
   return NRT_SUCCESS;
 }
 
