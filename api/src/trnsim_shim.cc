@@ -7,6 +7,7 @@
 
 #include "api/src/shim.h"
 #include "common/version.h"
+#include "simulator/isa/engine.h"
 #include "trnsim/trnsim.h"
 
 using trnsim::api::NullArgument;
@@ -17,6 +18,9 @@ using trnsim::runtime::model::Model;
 using trnsim::simulator::core::CoreStats;
 
 namespace {
+
+// The ABI's engine array is the chip model's, in isa::Engine order.
+static_assert(TRNSIM_ENGINE_COUNT == trnsim::isa::kEngineCount);
 
 void FillCore(const CoreStats& in, trnsim_core_stats_t& out) {
   out.physical_core = static_cast<uint32_t>(in.core);
