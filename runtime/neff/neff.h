@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "simulator/isa/dtype.h"
+#include "simulator/isa/engine.h"
 
 namespace trnsim::neff {
 
