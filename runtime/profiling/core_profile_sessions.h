@@ -5,8 +5,8 @@
 // trace if so and hands it to Add() — and Stop(vnc) ends it, keeping the capture under a new
 // session id (1, 2, ... for the runtime's life) until Serialize writes it to a profile file
 // (format/profile_writer.h; the file holds the session's executions in order, each naming its
-// model) and releases it, or Drop / DropAll releases it unwritten. A capture that cannot be written stays
-// kept. Everything kept is discarded with the object (nrt_close).
+// model) and releases it, or Drop / DropAll releases it unwritten. A capture that cannot be
+// written stays kept. Everything kept is discarded with the object (nrt_close).
 //
 // Errors: NRT_INVALID for a second session on a core, Stop of a core without one, an unknown
 // or already released id, an empty file name, a file that cannot be written.
