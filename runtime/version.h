@@ -1,6 +1,6 @@
 // The versions trnsim's libnrt reports. trnsim implements the libnrt 2.x ABI at the level of
 // runtime 2.31 (the "async API 3.0" generation; see docs/abi.md), so nrt_get_version answers
-// 2.31.0.0 and names trnsim in rt_detail.
+// 2.31.0.0 and names trnsim (common/version.h) in rt_detail.
 #pragma once
 
 #include <cstdint>
@@ -12,9 +12,5 @@ struct NrtVersion {
 };
 
 inline constexpr NrtVersion kNrtVersion = {2, 31, 0, 0};
-
-// trnsim's own version ("0.1.0") and the git commit it was built from ("unknown" outside git).
-const char* TrnsimVersion();
-const char* TrnsimGitHash();
 
 }  // namespace trnsim::runtime

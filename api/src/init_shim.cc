@@ -2,6 +2,7 @@
 #include <cstring>
 
 #include "api/src/shim.h"
+#include "common/version.h"
 #include "nrt/nrt_status.h"
 #include "nrt/nrt_version.h"
 #include "runtime/version.h"
@@ -44,9 +45,9 @@ NRT_STATUS nrt_get_version(nrt_version_t* ver, size_t size) {
   std::string detail = "libnrt version " + std::to_string(v.major) + "." +
                        std::to_string(v.minor) + "." + std::to_string(v.patch) + "." +
                        std::to_string(v.maintenance) + " (trnsim " +
-                       trnsim::runtime::TrnsimVersion() + ")";
+                       trnsim::TrnsimVersion() + ")";
   trnsim::api::CopyString(out.rt_detail, detail);
-  trnsim::api::CopyString(out.git_hash, trnsim::runtime::TrnsimGitHash());
+  trnsim::api::CopyString(out.git_hash, trnsim::TrnsimGitHash());
   // As AWS's library does: the git hash only for callers whose struct holds all 41 bytes of it.
   size_t copy = size > offsetof(nrt_version_t, git_hash) + 40 ? size : kMinimumSize;
   std::memcpy(ver, &out, copy < sizeof(out) ? copy : sizeof(out));

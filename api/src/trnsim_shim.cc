@@ -6,7 +6,8 @@
 #include <string>
 
 #include "api/src/shim.h"
-#include "runtime/version.h"
+#include "common/version.h"
+#include "simulator/isa/engine.h"
 #include "trnsim/trnsim.h"
 
 using trnsim::api::NullArgument;
@@ -17,6 +18,9 @@ using trnsim::runtime::model::Model;
 using trnsim::simulator::core::CoreStats;
 
 namespace {
+
+// The ABI's engine array is the chip model's, in isa::Engine order.
+static_assert(TRNSIM_ENGINE_COUNT == trnsim::isa::kEngineCount);
 
 void FillCore(const CoreStats& in, trnsim_core_stats_t& out) {
   out.physical_core = static_cast<uint32_t>(in.core);
@@ -108,8 +112,8 @@ NRT_STATUS trnsim_get_version(char* version, size_t version_size, char* git_hash
   trnsim::Status checked = CheckBuffer("version", version, version_size);
   if (checked.ok()) checked = CheckBuffer("git_hash", git_hash, git_hash_size);
   if (!checked.ok()) return Report(__func__, checked);
-  CopyOut(version, version_size, trnsim::runtime::TrnsimVersion());
-  CopyOut(git_hash, git_hash_size, trnsim::runtime::TrnsimGitHash());
+  CopyOut(version, version_size, trnsim::TrnsimVersion());
+  CopyOut(git_hash, git_hash_size, trnsim::TrnsimGitHash());
   return NRT_SUCCESS;
 }
 

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "common/log.h"
+#include "common/version.h"
 #include "driver/remote/chunking.h"
 #include "driver/remote/connection.h"
 #include "driver/remote/convert.h"
@@ -22,9 +23,6 @@
 #include "proto/neurond.grpc.pb.h"
 #include "simulator/collective/collective_hub.h"
 
-#ifndef TRNSIM_VERSION
-#define TRNSIM_VERSION "unknown"
-#endif
 
 namespace trnsim::driver::remote {
 namespace {
@@ -304,7 +302,7 @@ Status RemoteDevice::Connect(const DeviceOptions& options) {
   hello.set_protocol_version(v1::PROTOCOL_VERSION_CURRENT);
   hello.set_client_pid(static_cast<int64_t>(getpid()));
   hello.set_client_command(ClientCommandLine());
-  hello.set_runtime_version(TRNSIM_VERSION);
+  hello.set_runtime_version(TrnsimVersion());
   hello.set_token(options.token);
   hello.set_faults(faults::FormatFaultSpec(options.faults));  // neurond injects them
   v1::HelloResponse reply;
@@ -326,7 +324,7 @@ Status RemoteDevice::Connect(const DeviceOptions& options) {
       reply.instance_type());
   if (!spec.ok()) {
     return InvalidError("neurond at " + address_ + " emulates instance type '" +
-                        reply.instance_type() + "', which this trnsim " TRNSIM_VERSION
+                        reply.instance_type() + "', which this trnsim " + TrnsimVersion() +
                         " does not know");
   }
   if (options.instance != nullptr && options.instance->type_name != (*spec)->type_name) {

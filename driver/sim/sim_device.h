@@ -123,7 +123,7 @@ class SimDevice final : public Device {
   };
   using AllocationMap = std::unordered_map<MemoryHandle, Allocation>;
 
-  // What one execution holds until it ends (execute_claim.cc): pins, programs, cores.
+  // What one execution holds until it ends (sim_device_execute.cc): pins, programs, cores.
   class Claim;
 
   // Finds `handle` (not freed) and checks [offset, offset+size) lies inside it. Caller holds

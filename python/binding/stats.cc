@@ -1,13 +1,14 @@
 // The dict form of trnsim_exec_stats_t (api/include/trnsim/trnsim.h): the same fields and
 // units, engines by name (pe, act, dve, pool, sp), only the valid cores and DMA queues.
 #include "python/binding/model.h"
+#include "simulator/isa/engine.h"
 
 namespace trnsim::python {
 namespace py = pybind11;
 
 namespace {
 
-constexpr const char* kEngineNames[TRNSIM_ENGINE_COUNT] = {"pe", "act", "dve", "pool", "sp"};
+static_assert(TRNSIM_ENGINE_COUNT == isa::kEngineCount);  // the ABI's array, isa::Engine order
 
 py::dict EngineDict(const trnsim_engine_stats_t& e) {
   py::dict d;
@@ -27,7 +28,8 @@ py::dict CoreDict(const trnsim_core_stats_t& c) {
   d["hbm_read_bytes"] = c.hbm_read_bytes;
   d["hbm_write_bytes"] = c.hbm_write_bytes;
   py::dict engines;
-  for (int e = 0; e < TRNSIM_ENGINE_COUNT; ++e) engines[kEngineNames[e]] = EngineDict(c.engines[e]);
+  for (int e = 0; e < TRNSIM_ENGINE_COUNT; ++e)
+    engines[std::string(isa::EngineName(isa::Engine(e))).c_str()] = EngineDict(c.engines[e]);
   d["engines"] = engines;
   py::list queues;
   const uint32_t count = std::min<uint32_t>(c.dma_queue_count, TRNSIM_MAX_DMA_QUEUES);

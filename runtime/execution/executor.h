@@ -57,7 +57,7 @@
 #include "runtime/profiling/core_profile_sessions.h"
 #include "runtime/profiling/device_events.h"
 #include "runtime/profiling/inspect_device_selector.h"
-#include "runtime/profiling/profile_file.h"
+#include "runtime/profiling/format/profile_writer.h"
 #include "runtime/profiling/profile_sessions.h"
 #include "runtime/profiling/sys_trace_recorder.h"
 #include "simulator/core/execution.h"

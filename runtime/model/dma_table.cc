@@ -158,7 +158,7 @@ StatusOr<dma::DescriptorTable> BuildDescriptorTable(const neff::Subgraph& sg,
       StatusOr<dma::Descriptor> d = TranslateOne(in, sg, vars, chip);
       if (!d.ok())
         return InvalidError(
-            "subgraph " + sg.name + ", " + std::string(neff::EngineFileStem(program.engine)) +
+            "subgraph " + sg.name + ", " + std::string(isa::EngineFileStem(program.engine)) +
             ".json descriptor " + std::to_string(in.id) + ": " + d.status().message());
       list.push_back(std::move(*d));
     }
@@ -171,7 +171,7 @@ StatusOr<dma::DescriptorTable> BuildDescriptorTable(const neff::Subgraph& sg,
     for (size_t i = 1; i < list.size(); ++i)
       if (list[i].id == list[i - 1].id)
         return InvalidError(
-            "subgraph " + sg.name + ", " + std::string(neff::EngineFileStem(neff::EngineKind(e))) +
+            "subgraph " + sg.name + ", " + std::string(isa::EngineFileStem(isa::Engine(e))) +
             ".json descriptor " + std::to_string(list[i].id) + ": the id is defined twice");
   }
   return table;

@@ -31,14 +31,13 @@ StatusOr<EnginePrograms> EnginePrograms::Decode(const neff::Neff& neff,
     for (const neff::EngineProgram& engine : subgraph.engines) {
       if (engine.instructions.empty()) continue;
       std::string where = subgraph.name + " engine " +
-                          std::string(neff::EngineFileStem(engine.engine)) + " (" +
+                          std::string(isa::EngineFileStem(engine.engine)) + " (" +
                           engine.instr_file + "): ";
       StatusOr<isa::Program> program = isa::DecodeStream(engine.instructions, limits);
       if (!program.ok()) {
         return Status(program.status().code(), where + program.status().message());
       }
-      // isa::Engine and neff::EngineKind share their numbering.
-      if (static_cast<int>(program->engine) != static_cast<int>(engine.engine)) {
+      if (program->engine != engine.engine) {
         return InvalidError(where + "the stream is encoded for engine '" +
                             std::string(isa::EngineName(program->engine)) + "'");
       }
@@ -60,7 +59,7 @@ StatusOr<EnginePrograms> EnginePrograms::Decode(const neff::Neff& neff,
   return out;
 }
 
-const isa::Program* EnginePrograms::program(size_t subgraph, neff::EngineKind engine) const {
+const isa::Program* EnginePrograms::program(size_t subgraph, isa::Engine engine) const {
   if (subgraph >= programs_.size()) return nullptr;
   const std::optional<isa::Program>& slot = programs_[subgraph][static_cast<size_t>(engine)];
   return slot ? &*slot : nullptr;

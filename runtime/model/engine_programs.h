@@ -28,14 +28,14 @@ namespace trnsim::runtime::model {
 
 class EnginePrograms {
  public:
-  using PerEngine = std::array<std::optional<isa::Program>, neff::kEngineCount>;
+  using PerEngine = std::array<std::optional<isa::Program>, isa::kEngineCount>;
 
   static StatusOr<EnginePrograms> Decode(const neff::Neff& neff, const simulator::ChipSpec& chip);
 
   bool foreign() const { return foreign_; }
   // The decoded program of `engine` in subgraph `subgraph`; nullptr when the engine has no
   // stream or the model is foreign.
-  const isa::Program* program(size_t subgraph, neff::EngineKind engine) const;
+  const isa::Program* program(size_t subgraph, isa::Engine engine) const;
   size_t stream_count() const { return stream_count_; }
   // True when some decoded stream holds a `collective` instruction (docs/isa.md §7.8): the
   // model must be loaded as a rank (nrt_load_collectives).

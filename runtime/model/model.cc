@@ -132,7 +132,6 @@ Status Model::LoadPrograms() {
   for (size_t k = 0; k < neff_.subgraphs.size(); ++k) {
     const neff::Subgraph& subgraph = neff_.subgraphs[k];
     driver::ProgramImage image;
-    // isa::Engine and neff::EngineKind share their numbering.
     for (const neff::EngineProgram& engine : subgraph.engines) {
       image.streams[static_cast<size_t>(engine.engine)] = engine.instructions;
     }

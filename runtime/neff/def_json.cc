@@ -48,14 +48,14 @@ Status ParseVariable(const Json& obj, const std::string& where, Variable* v) {
 }
 
 // The engine a def.json key refers to, and whether it is the "<eng>_instr" key.
-std::optional<EngineKind> EngineKey(std::string_view key, bool* instr) {
+std::optional<isa::Engine> EngineKey(std::string_view key, bool* instr) {
   constexpr std::string_view kInstr = "_instr";
   *instr = key.size() > kInstr.size() && key.substr(key.size() - kInstr.size()) == kInstr;
   if (*instr) key.remove_suffix(kInstr.size());
-  return EngineFromDefKey(key);
+  return isa::EngineFromName(key);
 }
 
-EngineProgram& EngineEntry(Subgraph* sg, EngineKind kind) {
+EngineProgram& EngineEntry(Subgraph* sg, isa::Engine kind) {
   for (EngineProgram& e : sg->engines) {
     if (e.engine == kind) return e;
   }
@@ -83,7 +83,7 @@ Status ParseDefJson(const Json& root, std::string_view file, Subgraph* sg) {
   // Engines, in the order their first key appears.
   for (const auto& [key, value] : root.items()) {
     bool instr = false;
-    std::optional<EngineKind> kind = EngineKey(key, &instr);
+    std::optional<isa::Engine> kind = EngineKey(key, &instr);
     if (!kind) continue;  // "dma_queue", "var", "host", ... and keys trnsim does not know
     TRNSIM_ASSIGN_OR_RETURN(std::string name, AsString(value, FieldPath(where, key)));
     EngineProgram& engine = EngineEntry(sg, *kind);
@@ -120,7 +120,7 @@ Json DefJsonOf(const Subgraph& sg) {
   if (!sg.def_name.empty()) root["name"] = sg.def_name;
   if (!sg.def_version.empty()) root["version"] = sg.def_version;
   for (const EngineProgram& e : sg.engines) {
-    std::string key(EngineDefKey(e.engine));
+    std::string key(isa::EngineName(e.engine));
     if (!e.json_file.empty()) root[key] = e.json_file;
     if (!e.instr_file.empty()) root[key + "_instr"] = e.instr_file;
   }

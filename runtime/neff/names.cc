@@ -22,18 +22,6 @@ constexpr Spelling<DmaOp> kDmaOps[] = {
     {DmaOp::kTranspose, "transpose"},
 };
 
-struct EngineNames {
-  EngineKind engine;
-  std::string_view stem;
-  std::string_view key;
-};
-
-constexpr EngineNames kEngines[] = {
-    {EngineKind::kPe, "PE", "pe"},       {EngineKind::kAct, "Activation", "act"},
-    {EngineKind::kDve, "DVE", "dve"},    {EngineKind::kPool, "Pool", "pool"},
-    {EngineKind::kSp, "SP", "sp"},
-};
-
 template <typename T, size_t N>
 std::string_view NameOf(const Spelling<T> (&table)[N], T value) {
   for (const auto& s : table) {
@@ -58,26 +46,5 @@ std::optional<VariableType> VariableTypeFromName(std::string_view name) {
 }
 std::string_view DmaOpName(DmaOp op) { return NameOf(kDmaOps, op); }
 std::optional<DmaOp> DmaOpFromName(std::string_view name) { return ValueOf(kDmaOps, name); }
-
-std::string_view EngineFileStem(EngineKind engine) {
-  for (const auto& e : kEngines) {
-    if (e.engine == engine) return e.stem;
-  }
-  return "";
-}
-
-std::string_view EngineDefKey(EngineKind engine) {
-  for (const auto& e : kEngines) {
-    if (e.engine == engine) return e.key;
-  }
-  return "";
-}
-
-std::optional<EngineKind> EngineFromDefKey(std::string_view key) {
-  for (const auto& e : kEngines) {
-    if (e.key == key) return e.engine;
-  }
-  return std::nullopt;
-}
 
 }  // namespace trnsim::neff

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "simulator/isa/dtype.h"
+#include "simulator/isa/engine.h"
 
 namespace trnsim::neff {
 
@@ -128,10 +129,6 @@ struct DmaDescriptor {
   friend bool operator==(const DmaDescriptor&, const DmaDescriptor&) = default;
 };
 
-// The five engines and their NEFF file stems.
-enum class EngineKind { kPe, kAct, kDve, kPool, kSp };
-inline constexpr int kEngineCount = 5;
-
 struct DveTable {
   std::string control_table = "default_control_table.bin";
   std::string datapath_table = "default_datapath_table.bin";
@@ -141,7 +138,8 @@ struct DveTable {
 };
 
 struct EngineProgram {
-  EngineKind engine = EngineKind::kSp;
+  // The engine's def.json key is isa::EngineName ("pe"), its files' stem isa::EngineFileStem.
+  isa::Engine engine = isa::Engine::kSp;
   std::string json_file;             // "PE.json"
   std::string instr_file;            // "PE.bin"; may be empty when the engine has no stream
   std::vector<DmaDescriptor> dma;
@@ -201,8 +199,5 @@ std::string_view VariableTypeName(VariableType type);  // "state-buffer", "input
 std::optional<VariableType> VariableTypeFromName(std::string_view name);
 std::string_view DmaOpName(DmaOp op);                  // "copy", "cast", ...
 std::optional<DmaOp> DmaOpFromName(std::string_view name);
-std::string_view EngineFileStem(EngineKind engine);    // "PE", "Activation", "DVE", "Pool", "SP"
-std::string_view EngineDefKey(EngineKind engine);      // "pe", "act", "dve", "pool", "sp"
-std::optional<EngineKind> EngineFromDefKey(std::string_view key);
 
 }  // namespace trnsim::neff

@@ -59,8 +59,8 @@ Status ReadSubgraph(const std::string& dir, Files files, Subgraph* sg) {
   for (const EngineProgram& engine : sg->engines) {
     for (const std::string* name : {&engine.json_file, &engine.instr_file}) {
       if (name->empty()) continue;
-      const std::string key =
-          std::string(EngineDefKey(engine.engine)) + (name == &engine.instr_file ? "_instr" : "");
+      const std::string key = std::string(isa::EngineName(engine.engine)) +
+                              (name == &engine.instr_file ? "_instr" : "");
       if (!IsCanonicalPath(*name)) {
         return InvalidError(def_path + ": " + key + ": \"" + name->substr(0, 100) +
                             "\" is not a plain relative path (no '..', '.', '//' or leading '/')");
@@ -73,7 +73,7 @@ Status ReadSubgraph(const std::string& dir, Files files, Subgraph* sg) {
     }
   }
   for (EngineProgram& engine : sg->engines) {
-    const std::string key(EngineDefKey(engine.engine));
+    const std::string key(isa::EngineName(engine.engine));
     if (!engine.json_file.empty()) {
       const std::string ref = def_path + " '" + key + "'";
       TRNSIM_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes,

@@ -209,7 +209,7 @@ Status CheckDescriptor(const Context& c, const DmaDescriptor& d, const std::stri
 }
 
 Status CheckEngine(const Context& c, const EngineProgram& e) {
-  const std::string key(EngineDefKey(e.engine));
+  const std::string key(isa::EngineName(e.engine));
   if (key.empty()) return InvalidError(c.def + ": an engine of unknown kind");
   if (e.json_file.empty() && e.instr_file.empty()) {
     return InvalidError(c.def + ": engine '" + key + "' names neither '" + key + "' nor '" + key +
@@ -260,7 +260,7 @@ Status CheckPaths(const Context& c) {
     return Status::Ok();
   };
   for (const EngineProgram& e : c.sg.engines) {
-    const std::string key(EngineDefKey(e.engine));
+    const std::string key(isa::EngineName(e.engine));
     if (!e.json_file.empty()) TRNSIM_RETURN_IF_ERROR(add(e.json_file, c.def + ": " + key));
     if (!e.instr_file.empty()) {
       TRNSIM_RETURN_IF_ERROR(add(e.instr_file, c.def + ": " + key + "_instr"));
@@ -328,10 +328,10 @@ Status ValidateSubgraph(const Subgraph& sg) {
   TRNSIM_RETURN_IF_ERROR(CheckPaths(c));
   for (const Variable& v : sg.variables) TRNSIM_RETURN_IF_ERROR(CheckVariable(c, v));
   for (const QueueSet& q : sg.queue_sets) TRNSIM_RETURN_IF_ERROR(CheckQueueSet(c, q));
-  std::set<EngineKind> kinds;
+  std::set<isa::Engine> kinds;
   for (const EngineProgram& e : sg.engines) {
     if (!kinds.insert(e.engine).second) {
-      return InvalidError(c.def + ": engine '" + std::string(EngineDefKey(e.engine)) +
+      return InvalidError(c.def + ": engine '" + std::string(isa::EngineName(e.engine)) +
                           "' appears twice");
     }
     TRNSIM_RETURN_IF_ERROR(CheckEngine(c, e));

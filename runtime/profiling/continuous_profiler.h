@@ -20,7 +20,7 @@
 #include <string>
 
 #include "common/status_or.h"
-#include "runtime/profiling/profile_file.h"
+#include "runtime/profiling/format/profile_writer.h"
 
 namespace trnsim::runtime::profiling {
 

@@ -4,9 +4,9 @@
 // Start(vnc) begins capturing on `vnc` — the executor asks Wants(vnc) before each run, records a
 // trace if so and hands it to Add() — and Stop(vnc) ends it, keeping the capture under a new
 // session id (1, 2, ... for the runtime's life) until Serialize writes it to a profile file
-// (profile_file.h; the file holds the session's executions in order, each naming its model) and
-// releases it, or Drop / DropAll releases it unwritten. A capture that cannot be written stays
-// kept. Everything kept is discarded with the object (nrt_close).
+// (format/profile_writer.h; the file holds the session's executions in order, each naming its
+// model) and releases it, or Drop / DropAll releases it unwritten. A capture that cannot be
+// written stays kept. Everything kept is discarded with the object (nrt_close).
 //
 // Errors: NRT_INVALID for a second session on a core, Stop of a core without one, an unknown
 // or already released id, an empty file name, a file that cannot be written.
@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "common/status_or.h"
-#include "runtime/profiling/profile_file.h"
+#include "runtime/profiling/format/profile_writer.h"
 
 namespace trnsim::runtime::profiling {
 

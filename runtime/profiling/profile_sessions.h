@@ -2,8 +2,8 @@
 //
 // Start(model, file) begins capturing every execution of `model` — the executor asks Wants()
 // before each run, records a trace if so and hands it to Add() — and truncates `file` at once,
-// as AWS's does. Stop(file) writes what was captured to the file (profile_file.h) and ends the
-// session. One session per model and one per file at a time. A model unloaded mid-session
+// as AWS's does. Stop(file) writes what was captured to the file (format/profile_writer.h) and
+// ends the session. One session per model and one per file at a time. A model unloaded mid-session
 // (Forget) stops being captured; Stop still writes what was captured before.
 //
 // Errors: NRT_INVALID for a second session on the same model or file, a file that cannot be
@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "common/status.h"
-#include "runtime/profiling/profile_file.h"
+#include "runtime/profiling/format/profile_writer.h"
 
 namespace trnsim::runtime::profiling {
 

@@ -13,7 +13,7 @@
 namespace trnsim::simulator::collective {
 
 // One direction of one NeuronLink port: port 0..3 = north, west, south, east of `chip`, the
-// order of ConnectedDevices (device_placement.h).
+// order of ConnectedDevices (spec/instance_spec.h).
 struct DirectedLink {
   int chip = 0;
   int port = 0;

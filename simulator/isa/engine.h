@@ -1,5 +1,6 @@
 // Engine: the five instruction-stream engines of a NeuronCore. The numbering is trnsim's stream
-// encoding (docs/isa.md §2) and matches neff::EngineKind, so one converts to the other by a cast.
+// encoding (docs/isa.md §2); the NEFF model (runtime/neff/neff.h) and the profile format use it
+// too, so this is the one definition of the engines, their count, names and NEFF file stems.
 #pragma once
 
 #include <cstdint>
@@ -27,5 +28,9 @@ inline constexpr EngineMask kAllEngines = 0x1F;
 // "pe", "act", "dve", "pool", "sp"; "?" for a value outside the enum.
 std::string_view EngineName(Engine engine);
 std::optional<Engine> EngineFromName(std::string_view name);
+
+// The stem of the engine's files in a NEFF subgraph (PE.json, PE.bin): "PE", "Activation", "DVE",
+// "Pool", "SP"; "?" for a value outside the enum.
+std::string_view EngineFileStem(Engine engine);
 
 }  // namespace trnsim::isa

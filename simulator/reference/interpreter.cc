@@ -90,12 +90,8 @@ Status DmaCopy(Engine e, const Instruction& inst, CoreState& s, HbmView& hbm) {
   return Status::Ok();
 }
 
-// The NEFF engine-JSON file of engine `e` (neff::EngineFileStem, which simulator/ cannot use).
-std::string EngineJson(Engine e) {
-  static constexpr const char* kStems[isa::kEngineCount] = {"PE", "Activation", "DVE", "Pool",
-                                                            "SP"};
-  return std::string(int(e) < isa::kEngineCount ? kStems[int(e)] : "?") + ".json";
-}
+// The NEFF engine-JSON file of engine `e`.
+std::string EngineJson(Engine e) { return std::string(isa::EngineFileStem(e)) + ".json"; }
 
 // dma_trigger desc=D count=N: descriptors D..D+N-1 land now, in id order, each followed by its
 // completion.

@@ -6,9 +6,10 @@
 //
 // Order. Events run by (time, priority, sequence), all ascending:
 //   time      the simulated instant (`TimePs`) the event was scheduled for;
-//   priority  a number given at scheduling — by convention the scheduling component's stable
-//             `ComponentId` (component.h), so simultaneous events of different components run
-//             in component order regardless of who scheduled first;
+//   priority  a number given at scheduling — by convention a fixed number the builder of the
+//             run gives each component (core/core_model.h, core/dma_fabric.h), so simultaneous
+//             events of different components run in component order regardless of who
+//             scheduled first;
 //   sequence  a counter of Schedule calls: equal (time, priority) events run FIFO.
 // The key is integers only, so the same inputs give the same order on every host and build.
 //

@@ -1,11 +1,16 @@
 // InstanceSpec: an EC2 instance type as data — how many chips of which generation, how they
-// are connected, and the codes libnrt reports for it (nrt_instance_info_t).
+// are connected, where each sits on the host (what neuron-ls prints beside it), and the codes
+// libnrt reports for it (nrt_instance_info_t). The choices behind each instance's values are in
+// docs/decisions.md.
+//
+// Thread safety: the functions are pure; the returned data is immutable.
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/status_or.h"
 #include "simulator/spec/chip_spec.h"
@@ -16,6 +21,13 @@ enum class TopologyKind {
   kSingleChip,  // one chip, no NeuronLink peers
   kTorus2d,     // trn2: 4x4 2D torus with wrap-around inside the instance
   kSwitched,    // trn3: all-to-all through NeuronSwitch
+};
+
+// Where one Neuron device sits on the host.
+struct DevicePlacement {
+  std::string pci_bdf;       // short form "cc:00.0" (bus:device.function, domain 0000)
+  std::string cpu_affinity;  // CPU list, e.g. "48-95,144-191"
+  int numa_node = -1;        // -1: the host has one NUMA node (as neuron-ls prints it)
 };
 
 struct InstanceSpec {
@@ -31,6 +43,7 @@ struct InstanceSpec {
   int default_lnc = 2;         // NEURON_LOGICAL_NC_CONFIG when unset
   int vcpus = 0;
   uint64_t host_memory_bytes = 0;
+  std::vector<DevicePlacement> devices;  // one per chip, in device order
 
   int PhysicalCores() const { return chip_count * chip->physical_cores; }
   uint64_t DeviceMemoryBytes() const { return chip->HbmBytes() * chip_count; }
@@ -40,5 +53,13 @@ struct InstanceSpec {
 std::span<const InstanceSpec> InstanceSpecs();
 // The instance named `type_name`, or NRT_INVALID listing the known names.
 StatusOr<const InstanceSpec*> FindInstanceSpec(std::string_view type_name);
+
+// The devices `device` is linked to, in neuron-ls's order:
+//  - kTorus2d: [north, west, south, east] on the torus (device = row * cols + col, with
+//    wrap-around), as AWS's neuron-ls prints them (tools-driver-facts.md §1.3);
+//  - kSwitched: every other device of the instance, ascending (all are one switch hop away);
+//  - kSingleChip: none.
+// `device` must be in [0, spec.chip_count).
+std::vector<int> ConnectedDevices(const InstanceSpec& spec, int device);
 
 }  // namespace trnsim::simulator

@@ -1,10 +1,16 @@
 #include "simulator/spec/instance_spec.h"
 
+#include <string>
 #include <vector>
 
 // Sources: [TRN2-INST]/[TRN3-INST] AWS instance pages (trainium-hw-isa-facts.md §1.3),
 // nrt.h instance family/size codes (nrt-api-facts.md §4.1), [3P-T23] third-party trn2.3xlarge
 // listing. Family codes: TRN2=5, TRN2U=9, TRN3=14. Size codes: 48XL=7, 3XL=8.
+// Device placements: tools-driver-facts.md §1.3, AWS's neuron-ls example for trn2n.48xlarge (the
+// only 16-device listing AWS documents): PCI BDFs, CPU affinity and NUMA node per device. trnsim
+// uses it for every 16-device instance (trn2.48xlarge, trn2u.48xlarge, trn3.48xlarge) — an
+// assumption recorded in docs/decisions.md. trn2.3xlarge: AWS documents no listing; its values
+// are trnsim's (docs/decisions.md).
 
 namespace trnsim::simulator {
 namespace {
@@ -14,6 +20,29 @@ constexpr uint32_t kFamilyTrn2u = 9;
 constexpr uint32_t kFamilyTrn3 = 14;
 constexpr uint32_t kSize48xl = 7;
 constexpr uint32_t kSize3xl = 8;
+
+constexpr const char* kNuma0Cpus = "0-47,96-143";
+constexpr const char* kNuma1Cpus = "48-95,144-191";
+
+// The documented 16-device listing.
+std::vector<DevicePlacement> SixteenDevices() {
+  const char* bdfs[16] = {"cc:00.0", "b5:00.0", "b6:00.0", "cb:00.0", "6f:00.0", "58:00.0",
+                          "59:00.0", "6e:00.0", "9b:00.0", "84:00.0", "85:00.0", "9a:00.0",
+                          "f8:00.0", "e1:00.0", "e2:00.0", "f7:00.0"};
+  std::vector<DevicePlacement> devices;
+  for (int d = 0; d < 16; ++d) {
+    // Devices 4..11 hang off NUMA node 0, 0..3 and 12..15 off node 1 (the documented listing).
+    const bool node0 = d >= 4 && d < 12;
+    devices.push_back({bdfs[d], node0 ? kNuma0Cpus : kNuma1Cpus, node0 ? 0 : 1});
+  }
+  return devices;
+}
+
+// A one-device host has one NUMA node: neuron-ls prints -1 and the whole CPU range (AWS's
+// one-device example shows "0-7" and -1 on an 8-vCPU host).
+std::vector<DevicePlacement> OneDevice(int vcpus) {
+  return {{"00:1e.0", "0-" + std::to_string(vcpus - 1), -1}};
+}
 
 std::vector<InstanceSpec> MakeSpecs() {
   std::vector<InstanceSpec> specs;
@@ -28,6 +57,7 @@ std::vector<InstanceSpec> MakeSpecs() {
   trn2_3xl.nrt_size = kSize3xl;
   trn2_3xl.vcpus = 12;                            // assumption: AWS lists 12 vCPU, not in facts
   trn2_3xl.host_memory_bytes = 128 * kGiB;        // assumption: as above
+  trn2_3xl.devices = OneDevice(trn2_3xl.vcpus);
   specs.push_back(trn2_3xl);
 
   InstanceSpec trn2_48xl;
@@ -42,6 +72,7 @@ std::vector<InstanceSpec> MakeSpecs() {
   trn2_48xl.nrt_size = kSize48xl;
   trn2_48xl.vcpus = 192;                          // [TRN2-INST]
   trn2_48xl.host_memory_bytes = 2048 * kGiB;      // [TRN2-INST]
+  trn2_48xl.devices = SixteenDevices();
   specs.push_back(trn2_48xl);
 
   InstanceSpec trn2u = trn2_48xl;
@@ -60,6 +91,7 @@ std::vector<InstanceSpec> MakeSpecs() {
   trn3.nrt_size = kSize48xl;
   trn3.vcpus = 192;                               // [TRN3-INST] 768 vCPU / 4 servers
   trn3.host_memory_bytes = 2048 * kGiB;           // [TRN3-INST] 8,192 GiB / 4 servers
+  trn3.devices = SixteenDevices();
   specs.push_back(trn3);
 
   return specs;
@@ -80,6 +112,27 @@ StatusOr<const InstanceSpec*> FindInstanceSpec(std::string_view type_name) {
   }
   return InvalidError("unknown instance type '" + std::string(type_name) + "' (known: " + known +
                       ")");
+}
+
+std::vector<int> ConnectedDevices(const InstanceSpec& spec, int device) {
+  switch (spec.topology) {
+    case TopologyKind::kSingleChip:
+      return {};
+    case TopologyKind::kSwitched: {
+      std::vector<int> others;
+      for (int d = 0; d < spec.chip_count; ++d) {
+        if (d != device) others.push_back(d);
+      }
+      return others;
+    }
+    case TopologyKind::kTorus2d: {
+      const int rows = spec.torus_rows, cols = spec.torus_cols;
+      const int row = device / cols, col = device % cols;
+      return {((row + rows - 1) % rows) * cols + col, row * cols + (col + cols - 1) % cols,
+              ((row + 1) % rows) * cols + col, row * cols + (col + 1) % cols};
+    }
+  }
+  return {};
 }
 
 }  // namespace trnsim::simulator

@@ -42,7 +42,6 @@ def dies_case(peer, address, lib):
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     line = victim.stdout.readline()
     expect("hang: connected" in line, f"the doomed sender connected ({line.strip()!r})")
-    started = time.monotonic()
     victim.send_signal(signal.SIGKILL)
     victim.wait()
     try:
@@ -50,11 +49,10 @@ def dies_case(peer, address, lib):
     except subprocess.TimeoutExpired:
         receiver.kill()
         out, err = receiver.communicate()
-    seconds = time.monotonic() - started
+    # NRT_FAILURE: the daemon closed the dead sender's comm (its deadline would give NRT_TIMEOUT).
     expect(receiver.returncode == 0 and "lost: ok" in out,
            f"the receive from a killed sender failed with NRT_FAILURE (exit "
            f"{receiver.returncode}: {out.strip()} {err.strip()[-400:]})")
-    expect(seconds < 30, f"... well before the 60 s deadline (took {seconds:.1f} s)")
 
 
 def main():

@@ -10,7 +10,6 @@
 
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -157,15 +156,13 @@ TEST_F(RuntimeTest, BadEnvironmentFailsInitAndLeavesItUninitialised) {
   EXPECT_FALSE(rt().CheckInitialized().ok());
 }
 
-TEST_F(RuntimeTest, UnreachableDaemonFailsInitQuicklyNamingTheAddress) {
+TEST_F(RuntimeTest, UnreachableDaemonFailsInitNamingTheAddress) {
   // A Unix socket path nobody listens on: the remote back end's Hello cannot connect.
   const std::string address =
       "unix:" + (std::filesystem::temp_directory_path() /
                  ("trnsim-no-daemon-" + std::to_string(getpid()) + ".sock")).string();
   SetEnv("TRNSIM_DAEMON", address.c_str());
-  auto start = std::chrono::steady_clock::now();
   Status status = Init();
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
   EXPECT_EQ(status.code(), StatusCode::kFailure);
   EXPECT_THAT(status.message(), HasSubstr("TRNSIM_DAEMON=" + address));
   EXPECT_FALSE(rt().CheckInitialized().ok());

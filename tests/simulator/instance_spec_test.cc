@@ -39,6 +39,13 @@ TEST(InstanceSpecTest, ListsFourTypesInOrder) {
     EXPECT_FALSE(spec.description.empty()) << spec.type_name;
     ASSERT_NE(spec.chip, nullptr) << spec.type_name;
     EXPECT_EQ(spec.default_lnc, 2) << spec.type_name;
+    // Every device has its host placement, and no two share a PCI address.
+    ASSERT_EQ(spec.devices.size(), size_t(spec.chip_count)) << spec.type_name;
+    std::set<std::string> bdfs;
+    for (const DevicePlacement& d : spec.devices) {
+      EXPECT_TRUE(bdfs.insert(d.pci_bdf).second) << spec.type_name << " " << d.pci_bdf;
+      EXPECT_FALSE(d.cpu_affinity.empty()) << spec.type_name;
+    }
   }
 }
 

@@ -31,10 +31,10 @@ std::array<uint8_t, 16> NameUuid(const std::string& name) {
 }
 
 std::string DefaultJson(isa::Engine e) {
-  return std::string(neff::EngineFileStem(static_cast<neff::EngineKind>(e))) + ".json";
+  return std::string(isa::EngineFileStem(e)) + ".json";
 }
 std::string DefaultInstr(isa::Engine e) {
-  return std::string(neff::EngineFileStem(static_cast<neff::EngineKind>(e))) + ".bin";
+  return std::string(isa::EngineFileStem(e)) + ".bin";
 }
 
 }  // namespace
@@ -154,7 +154,7 @@ StatusOr<neff::Subgraph> KernelBuilder::BuildSubgraph(const Core& core, const Bu
     }
     const EngineFiles& f = core.files(engine);
     neff::EngineProgram p;
-    p.engine = static_cast<neff::EngineKind>(e);
+    p.engine = engine;
     p.json_file = f.json_file == "-" ? "" : f.json_file.empty() ? DefaultJson(engine) : f.json_file;
     p.dma = f.dma;
     p.activation_function_sets = f.activation_function_sets;

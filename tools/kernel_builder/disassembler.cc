@@ -178,7 +178,7 @@ StatusOr<std::string> Disassemble(const neff::Neff& n, const DisassembleOptions&
     }
     for (const neff::EngineProgram& e : sg.engines) {
       auto engine = static_cast<isa::Engine>(e.engine);
-      std::string stem(neff::EngineFileStem(e.engine));
+      std::string stem(isa::EngineFileStem(e.engine));
       out += "\n.engine " + std::string(isa::EngineName(engine));
       if (e.json_file.empty())
         out += " json=-";

@@ -38,7 +38,7 @@ Json HeaderJson(const neff::Header& h, std::span<const uint8_t> payload) {
 }
 
 Json EngineJson(const neff::EngineProgram& e, const isa::IsaLimits& limits, bool* all_trnsim) {
-  Json j{{"engine", std::string(neff::EngineDefKey(e.engine))},
+  Json j{{"engine", std::string(isa::EngineName(e.engine))},
          {"json_file", e.json_file},
          {"instr_file", e.instr_file},
          {"descriptors", e.dma.size()},

@@ -10,7 +10,7 @@
 #include <exception>
 #include <new>
 
-#include "runtime/version.h"
+#include "common/version.h"
 #include "tools/cli/version_text.h"
 #include "tools/neff/commands.h"
 #include "tools/neff/files.h"
@@ -23,8 +23,8 @@ int Run(int argc, char** argv) {
   CLI::App app{"neff: assemble, disassemble, inspect, unpack, pack and verify trnsim NEFFs"};
   app.require_subcommand(1);
   app.set_version_flag("--version",
-                       trnsim::cli::VersionText("neff", trnsim::runtime::TrnsimVersion(),
-                                                trnsim::runtime::TrnsimGitHash()),
+                       trnsim::cli::VersionText("neff", trnsim::TrnsimVersion(),
+                                                trnsim::TrnsimGitHash()),
                        "print the trnsim version and exit");
   const std::vector<std::string> chips = {"trn2", "trn3"};
 

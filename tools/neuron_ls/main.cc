@@ -14,7 +14,7 @@
 #include <string>
 
 #include "common/env.h"
-#include "runtime/version.h"
+#include "common/version.h"
 #include "tools/cli/version_text.h"
 #include "tools/neuron_ls/json_listing.h"
 #include "tools/neuron_ls/listing.h"
@@ -39,8 +39,8 @@ int Run(int argc, char** argv) {
   app.add_flag("-t,--topology", topology, "short table and the device topology drawing");
   app.add_flag("-j,--json-output", json, "output in JSON format");
   app.set_version_flag("--version",
-                       trnsim::cli::VersionText("neuron-ls", trnsim::runtime::TrnsimVersion(),
-                                                trnsim::runtime::TrnsimGitHash()),
+                       trnsim::cli::VersionText("neuron-ls", trnsim::TrnsimVersion(),
+                                                trnsim::TrnsimGitHash()),
                        "print the trnsim version and exit");
   try {
     app.parse(argc, argv);

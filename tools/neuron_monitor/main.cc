@@ -27,7 +27,7 @@
 #include <thread>
 
 #include "common/env.h"
-#include "runtime/version.h"
+#include "common/version.h"
 #include "tools/cli/version_text.h"
 #include "tools/neuron_monitor/metrics_server.h"
 #include "tools/neuron_monitor/monitor_config.h"
@@ -73,8 +73,8 @@ int Run(int argc, char** argv) {
                  "address the Prometheus endpoint listens on (default 0.0.0.0)")
       ->needs(port_option);
   app.set_version_flag("--version",
-                       trnsim::cli::VersionText("neuron-monitor", trnsim::runtime::TrnsimVersion(),
-                                                trnsim::runtime::TrnsimGitHash()),
+                       trnsim::cli::VersionText("neuron-monitor", trnsim::TrnsimVersion(),
+                                                trnsim::TrnsimGitHash()),
                        "print the trnsim version and exit");
   try {
     app.parse(argc, argv);

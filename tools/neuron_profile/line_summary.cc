@@ -16,7 +16,7 @@ namespace {
 // Row order: kernel lines by (file, line), then the builder's row.
 using RowKey = std::tuple<bool, std::string, uint64_t>;  // (!from_kernel, file, line)
 
-RowKey KeyOf(const Profile& profile, int source) {
+RowKey KeyOf(const ProfileDocument& profile, int source) {
   if (source < 0) return {true, "", 0};
   const SourceLocation& s = profile.sources[size_t(source)];
   return {false, s.file, s.line};
@@ -24,15 +24,16 @@ RowKey KeyOf(const Profile& profile, int source) {
 
 }  // namespace
 
-std::vector<SourceLineSummary> SummarizeSourceLines(const Profile& profile, const Execution& x) {
+std::vector<SourceLineSummary> SummarizeSourceLines(const ProfileDocument& profile,
+                                                    const ExecutionRecord& x) {
   bool any = false;
-  for (const Instruction& t : x.instructions) any = any || t.source >= 0;
+  for (const InstructionEvent& t : x.instructions) any = any || t.source >= 0;
   if (!any) return {};
   std::map<RowKey, SourceLineSummary> rows;
   std::map<RowKey, std::set<std::string>> calls;
   // Instructions are in issue order, so each (core, engine) subset is in start order.
   std::map<std::tuple<RowKey, int, int>, IntervalUnion> busy;  // (row, core, engine)
-  for (const Instruction& t : x.instructions) {
+  for (const InstructionEvent& t : x.instructions) {
     const RowKey key = KeyOf(profile, t.source);
     SourceLineSummary& row = rows[key];
     if (t.source >= 0) {
@@ -50,7 +51,7 @@ std::vector<SourceLineSummary> SummarizeSourceLines(const Profile& profile, cons
   }
   for (const auto& [k, u] : busy) rows[std::get<0>(k)].busy_ps[std::get<2>(k)] += u.total();
   std::map<RowKey, std::vector<std::pair<uint64_t, uint64_t>>> spans;
-  for (const Dma& d : x.dmas) {
+  for (const DmaEvent& d : x.dmas) {
     const RowKey key = KeyOf(profile, x.instructions[d.instruction].source);
     SourceLineSummary& row = rows[key];
     row.dma_transfers++;
@@ -71,7 +72,8 @@ std::vector<SourceLineSummary> SummarizeSourceLines(const Profile& profile, cons
   return out;
 }
 
-std::string SourceLinesText(const Profile& profile, const std::vector<SourceLineSummary>& lines) {
+std::string SourceLinesText(const ProfileDocument& profile,
+                            const std::vector<SourceLineSummary>& lines) {
   if (lines.empty()) return "";
   std::vector<std::pair<std::string, std::string>> labels;  // (location, calls)
   size_t location_width = 8, calls_width = 8;
@@ -87,7 +89,7 @@ std::string SourceLinesText(const Profile& profile, const std::vector<SourceLine
   char cell[128];
   std::string header = "    " + std::string("location") + std::string(location_width - 8 + 2, ' ') +
                        "call" + std::string(calls_width - 4 + 1, ' ');
-  for (int e = 0; e < kEngineCount; ++e) {
+  for (int e = 0; e < isa::kEngineCount; ++e) {
     std::snprintf(cell, sizeof(cell), " %10s", EngineLabel(profile, e).c_str());
     header += cell;
   }
@@ -99,7 +101,7 @@ std::string SourceLinesText(const Profile& profile, const std::vector<SourceLine
         "    " + labels[i].first + std::string(location_width - labels[i].first.size() + 2, ' ') +
         labels[i].second + std::string(calls_width - labels[i].second.size() + 1, ' ');
     uint64_t count = 0;
-    for (int e = 0; e < kEngineCount; ++e) {
+    for (int e = 0; e < isa::kEngineCount; ++e) {
       std::snprintf(cell, sizeof(cell), " %10.3f", double(l.busy_ps[e]) / 1e6);
       row += cell;
       count += l.instructions[e];

@@ -25,16 +25,18 @@ struct SourceLineSummary {
   uint64_t line = 0;
   // Sorted: the NKI calls of the line ("nisa.nc_matmul"), or for the builder's row the opcodes.
   std::vector<std::string> calls;
-  uint64_t busy_ps[kEngineCount] = {};
-  uint64_t instructions[kEngineCount] = {};
+  uint64_t busy_ps[isa::kEngineCount] = {};
+  uint64_t instructions[isa::kEngineCount] = {};
   uint64_t wait_ps = 0;
   uint64_t dma_transfers = 0, dma_bytes = 0, dma_streaming_ps = 0;
 };
 
 // Empty when no instruction of the execution has a source.
-std::vector<SourceLineSummary> SummarizeSourceLines(const Profile& profile, const Execution& x);
+std::vector<SourceLineSummary> SummarizeSourceLines(const ProfileDocument& profile,
+                                                    const ExecutionRecord& x);
 
 // The summary-text block ("  source lines ...") for `lines` (nothing when empty).
-std::string SourceLinesText(const Profile& profile, const std::vector<SourceLineSummary>& lines);
+std::string SourceLinesText(const ProfileDocument& profile,
+                            const std::vector<SourceLineSummary>& lines);
 
 }  // namespace trnsim::neuron_profile

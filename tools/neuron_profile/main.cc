@@ -80,7 +80,7 @@ int View(const ViewArgs& args) {
   if (!in) return Fail(trnsim::InvalidError("cannot read '" + args.session + "'"));
   const std::string contents((std::istreambuf_iterator<char>(in)), {});
   if (IsSystemTrace(contents)) return ViewSystemTrace(args, contents);
-  trnsim::StatusOr<Profile> profile = ParseProfile(args.session, contents);
+  trnsim::StatusOr<ProfileDocument> profile = ParseProfile(args.session, contents);
   if (!profile.ok()) return Fail(profile.status());
   if (!args.neff.empty()) {  // an NKI kernel's NEFF maps instructions to its source lines
     trnsim::StatusOr<std::optional<KernelDebugInfo>> info =

@@ -106,13 +106,13 @@ StatusOr<std::optional<KernelDebugInfo>> ReadKernelDebugInfo(
   return std::optional<KernelDebugInfo>(std::move(info));
 }
 
-Status AttachSources(const KernelDebugInfo& info, Profile* profile) {
+Status AttachSources(const KernelDebugInfo& info, ProfileDocument* profile) {
   const int subgraphs = std::max(1, info.subgraphs);
   const int base = static_cast<int>(profile->sources.size());
-  std::vector<std::pair<Instruction*, int>> found;
-  for (Execution& x : profile->executions) {
+  std::vector<std::pair<InstructionEvent*, int>> found;
+  for (ExecutionRecord& x : profile->executions) {
     if (!x.model_name.empty() && x.model_name != info.model_name) continue;
-    for (Instruction& t : x.instructions) {
+    for (InstructionEvent& t : x.instructions) {
       auto it = info.entries.find({t.core % subgraphs, t.engine, t.pc});
       if (it == info.entries.end()) continue;
       if (it->second.opcode != t.opcode) {

@@ -57,10 +57,10 @@ StatusOr<KernelDebugInfo> ParseKernelDebugInfo(const std::string& where, std::st
 StatusOr<std::optional<KernelDebugInfo>> ReadKernelDebugInfo(
     const std::string& neff_path, const std::vector<std::string>& engines);
 
-// Sets Instruction::source (and Profile::sources) for the instructions of every execution of
+// Sets InstructionEvent::source (and ProfileDocument::sources) for the instructions of every execution of
 // the kernel: those whose model_name is the NEFF's, or every one when the file names none.
 // On an error the profile is unchanged.
-Status AttachSources(const KernelDebugInfo& info, Profile* profile);
+Status AttachSources(const KernelDebugInfo& info, ProfileDocument* profile);
 
 // "mm.py:31": the file's last path component and the line.
 std::string ShortLocation(const SourceLocation& s);

@@ -7,16 +7,17 @@
 #include <set>
 #include <tuple>
 
+#include "simulator/core/trace.h"
 #include "tools/neuron_profile/interval_union.h"
 #include "tools/neuron_profile/source_map.h"
 
 namespace trnsim::neuron_profile {
 namespace {
 
-std::string StallTarget(const Instruction& t) {
+std::string StallTarget(const InstructionEvent& t) {
   if (t.waits.empty()) return "barrier";
   std::string on;
-  for (const Wait& w : t.waits) {
+  for (const EventWait& w : t.waits) {
     if (!on.empty()) on += ", ";
     on += (w.event ? "E[" : "S[") + std::to_string(w.index) + "]";
   }
@@ -32,13 +33,13 @@ CoreSummary& CoreOf(std::vector<CoreSummary>& cores, int core) {
 }
 
 // summary-json's "source_lines" (docs/profiling.md §5).
-nlohmann::ordered_json SourceLinesJson(const Profile& profile,
+nlohmann::ordered_json SourceLinesJson(const ProfileDocument& profile,
                                        const std::vector<SourceLineSummary>& lines) {
   using Json = nlohmann::ordered_json;
   Json out = Json::array();
   for (const SourceLineSummary& l : lines) {
     Json engines = Json::object();
-    for (int e = 0; e < kEngineCount; ++e)
+    for (int e = 0; e < isa::kEngineCount; ++e)
       engines[profile.engines[size_t(e)]] = {{"busy_ps", l.busy_ps[e]},
                                              {"instructions", l.instructions[e]}};
     Json row = {{"from_kernel", l.from_kernel}};
@@ -60,7 +61,7 @@ nlohmann::ordered_json SourceLinesJson(const Profile& profile,
 
 }  // namespace
 
-ExecutionSummary Summarize(const Profile& profile, const Execution& x) {
+ExecutionSummary Summarize(const ProfileDocument& profile, const ExecutionRecord& x) {
   ExecutionSummary s;
   s.index = x.index;
   s.status = x.status;
@@ -69,12 +70,13 @@ ExecutionSummary Summarize(const Profile& profile, const Execution& x) {
   uint64_t last_end = 0;
   std::map<std::pair<int, int>, IntervalUnion> busy;  // (core, engine)
   std::map<std::tuple<int, int, std::string>, StallSummary> stalls;
-  for (const Instruction& t : x.instructions) {
+  for (const InstructionEvent& t : x.instructions) {
     CoreSummary& c = CoreOf(s.cores, t.core);
     EngineSummary& e = c.engines[t.engine];
     busy[{t.core, t.engine}].Add(t.start_ps, t.start_ps + t.duration_ps);
     e.wait_ps += t.wait_ps;
-    if (t.pc != kSegmentPc) e.instructions++;  // a table load is engine work, not an instruction
+    // A table load is engine work, not an instruction.
+    if (t.pc != simulator::core::kSegmentPc) e.instructions++;
     if (t.opcode == "multiply_moving") e.matmul_instructions++;
     last_end = std::max(last_end, t.start_ps + t.duration_ps);
     if (t.wait_ps > 0) {
@@ -89,7 +91,7 @@ ExecutionSummary Summarize(const Profile& profile, const Execution& x) {
   std::map<std::pair<int, int>, QueueSummary> queues;
   std::map<std::pair<int, int>, std::vector<std::pair<uint64_t, uint64_t>>> spans;
   std::map<int, std::vector<std::pair<uint64_t, uint64_t>>> streamed;  // per core: [start, end)
-  for (const Dma& d : x.dmas) {
+  for (const DmaEvent& d : x.dmas) {
     streamed[d.core].push_back({d.start_ps, d.end_ps});
     QueueSummary& q = queues[{d.core, d.queue}];
     q.core = d.core;
@@ -104,7 +106,7 @@ ExecutionSummary Summarize(const Profile& profile, const Execution& x) {
   }
   std::map<std::pair<int, int>, DmaEngineSummary> dma_engines;
   std::map<std::pair<int, int>, std::vector<std::pair<uint64_t, uint64_t>>> engine_spans;
-  for (const Dma& d : x.dmas) {
+  for (const DmaEvent& d : x.dmas) {
     for (const DmaEnginePart& p : d.engines) {
       DmaEngineSummary& e = dma_engines[{d.core, p.engine}];
       e.core = d.core;
@@ -130,7 +132,7 @@ ExecutionSummary Summarize(const Profile& profile, const Execution& x) {
     for (auto [a, b] : list) active.Add(a, b);
     c.dma_active_ps = active.total();
     c.dma_active_fraction = s.total_ps == 0 ? 0.0 : double(c.dma_active_ps) / double(s.total_ps);
-    for (int e = 0; e < kEngineCount; ++e) {
+    for (int e = 0; e < isa::kEngineCount; ++e) {
       auto it = busy.find({c.core, e});
       c.engines[e].busy_ps = it == busy.end() ? 0 : it->second.total();
       c.engines[e].busy_fraction =
@@ -155,14 +157,14 @@ ExecutionSummary Summarize(const Profile& profile, const Execution& x) {
   return s;
 }
 
-std::string SummaryText(const Profile& profile) {
+std::string SummaryText(const ProfileDocument& profile) {
   std::string out;
   char line[256];
   std::snprintf(line, sizeof(line), "model %s (vnc %d) on %s (%s): %zu execution(s)\n",
                 profile.model_name.c_str(), profile.vnc, profile.instance.c_str(),
                 profile.chip.c_str(), profile.executions.size());
   out += line;
-  for (const Execution& x : profile.executions) {
+  for (const ExecutionRecord& x : profile.executions) {
     const ExecutionSummary s = Summarize(profile, x);
     std::snprintf(line, sizeof(line), "\nexecution %llu: %s, total_time %.9f s (%.3f us)\n",
                   (unsigned long long)s.index, s.status.c_str(), double(s.total_ps) / 1e12,
@@ -175,7 +177,7 @@ std::string SummaryText(const Profile& profile) {
                     (unsigned long long)c.hbm_write_bytes, double(c.dma_active_ps) / 1e6,
                     100.0 * c.dma_active_fraction);
       out += line;
-      for (int e = 0; e < kEngineCount; ++e) {
+      for (int e = 0; e < isa::kEngineCount; ++e) {
         const EngineSummary& es = c.engines[e];
         std::snprintf(
             line, sizeof(line),
@@ -215,15 +217,15 @@ std::string SummaryText(const Profile& profile) {
   return out;
 }
 
-std::string SummaryJson(const Profile& profile) {
+std::string SummaryJson(const ProfileDocument& profile) {
   using Json = nlohmann::ordered_json;
   Json list = Json::array();
-  for (const Execution& x : profile.executions) {
+  for (const ExecutionRecord& x : profile.executions) {
     const ExecutionSummary s = Summarize(profile, x);
     Json cores = Json::array();
     for (const CoreSummary& c : s.cores) {
       Json engines = Json::object();
-      for (int e = 0; e < kEngineCount; ++e) {
+      for (int e = 0; e < isa::kEngineCount; ++e) {
         const EngineSummary& es = c.engines[e];
         engines[profile.engines[size_t(e)]] = {{"busy_ps", es.busy_ps},
                                                {"busy_percent", 100.0 * es.busy_fraction},

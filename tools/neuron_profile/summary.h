@@ -47,7 +47,7 @@ struct StallSummary {
 
 struct CoreSummary {
   int core = 0;
-  EngineSummary engines[kEngineCount];
+  EngineSummary engines[isa::kEngineCount];
   uint64_t hbm_read_bytes = 0, hbm_write_bytes = 0;  // by transfer sides touching HBM
   // AWS's "DMA Active Time": the time at least one transfer of the core was streaming — the
   // union of its transfers' [start, end) (docs/profiling.md §5).
@@ -68,9 +68,9 @@ struct ExecutionSummary {
 
 inline constexpr size_t kMaxStalls = 10;
 
-ExecutionSummary Summarize(const Profile& profile, const Execution& execution);
+ExecutionSummary Summarize(const ProfileDocument& profile, const ExecutionRecord& execution);
 
-std::string SummaryText(const Profile& profile);
-std::string SummaryJson(const Profile& profile);
+std::string SummaryText(const ProfileDocument& profile);
+std::string SummaryJson(const ProfileDocument& profile);
 
 }  // namespace trnsim::neuron_profile

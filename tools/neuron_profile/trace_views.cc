@@ -21,7 +21,7 @@ int EngineTid(int engine) { return engine + 1; }
 
 // AWS's instruction field nki_source_location ("file.py:42") and trnsim's nki_api, for an
 // instruction made by a kernel line (source_map.h); nothing otherwise.
-void AddSource(const Profile& profile, int source, Json& row) {
+void AddSource(const ProfileDocument& profile, int source, Json& row) {
   if (source < 0) return;
   const SourceLocation& s = profile.sources[size_t(source)];
   row["nki_source_location"] = s.file + ":" + std::to_string(s.line);
@@ -36,15 +36,15 @@ Json Meta(const char* what, int pid, int tid, const std::string& name) {
 
 }  // namespace
 
-std::string PerfettoJson(const Profile& profile) {
+std::string PerfettoJson(const ProfileDocument& profile) {
   Json events = Json::array();
   uint64_t next_flow = 1;
   for (size_t xi = 0; xi < profile.executions.size(); ++xi) {
-    const Execution& x = profile.executions[xi];
+    const ExecutionRecord& x = profile.executions[xi];
     std::set<int> cores;
     std::set<std::pair<int, int>> queues;
-    for (const Instruction& t : x.instructions) cores.insert(t.core);
-    for (const Dma& d : x.dmas) {
+    for (const InstructionEvent& t : x.instructions) cores.insert(t.core);
+    for (const DmaEvent& d : x.dmas) {
       cores.insert(d.core);
       queues.insert({d.core, d.queue});
     }
@@ -57,21 +57,21 @@ std::string PerfettoJson(const Profile& profile) {
           {"ph", "M"}, {"name", "process_sort_index"}, {"pid", pid}, {"tid", 0}, {"ts", 0}};
       sort["args"] = {{"sort_index", pid}};
       events.push_back(std::move(sort));
-      for (int e = 0; e < kEngineCount; ++e)
+      for (int e = 0; e < isa::kEngineCount; ++e)
         events.push_back(Meta("thread_name", pid, EngineTid(e), EngineLabel(profile, e)));
     }
     for (auto [core, queue] : queues)
       events.push_back(Meta("thread_name", Pid(xi, core), kDmaTidBase + queue,
                             "DMA queue " + std::to_string(queue)));
     std::set<std::pair<int, int>> dma_engines;
-    for (const Dma& d : x.dmas)
+    for (const DmaEvent& d : x.dmas)
       for (const DmaEnginePart& p : d.engines) dma_engines.insert({d.core, p.engine});
     for (auto [core, engine] : dma_engines)
       events.push_back(Meta("thread_name", Pid(xi, core), kDmaEngineTidBase + engine,
                             "DMA-E" + std::to_string(engine)));
 
     for (size_t i = 0; i < x.instructions.size(); ++i) {
-      const Instruction& t = x.instructions[i];
+      const InstructionEvent& t = x.instructions[i];
       Json slice = {{"ph", "X"},
                     {"name", t.opcode},
                     {"cat", "instruction"},
@@ -83,7 +83,7 @@ std::string PerfettoJson(const Profile& profile) {
       AddSource(profile, t.source, slice["args"]);
       events.push_back(std::move(slice));
     }
-    for (const Dma& d : x.dmas) {
+    for (const DmaEvent& d : x.dmas) {
       Json slice = {
           {"ph", "X"},
           {"name", d.source + "->" + d.destination + " " + std::to_string(d.bytes) + " B"},
@@ -111,19 +111,19 @@ std::string PerfettoJson(const Profile& profile) {
       }
     }
     // Flow arrows: updater slice -> waiting instruction slice.
-    for (const Instruction& t : x.instructions) {
-      for (const Wait& w : t.waits) {
-        const Source& s = w.satisfied_by;
-        if (s.kind == Source::Kind::kNone) continue;
+    for (const InstructionEvent& t : x.instructions) {
+      for (const EventWait& w : t.waits) {
+        const EventSource& s = w.satisfied_by;
+        if (s.kind == EventSource::Kind::kNone) continue;
         const std::string name = (w.event ? "E[" : "S[") + std::to_string(w.index) + "]";
         Json start = {{"ph", "s"}, {"name", name}, {"cat", "sync"}, {"id", next_flow}};
-        if (s.kind == Source::Kind::kInstruction) {
-          const Instruction& from = x.instructions[s.index];
+        if (s.kind == EventSource::Kind::kInstruction) {
+          const InstructionEvent& from = x.instructions[s.index];
           start["pid"] = Pid(xi, from.core);
           start["tid"] = EngineTid(from.engine);
           start["ts"] = Us(from.start_ps);
         } else {
-          const Dma& from = x.dmas[s.index];
+          const DmaEvent& from = x.dmas[s.index];
           start["pid"] = Pid(xi, from.core);
           start["tid"] = kDmaTidBase + from.queue;
           start["ts"] = Us(from.start_ps);
@@ -149,10 +149,10 @@ std::string PerfettoJson(const Profile& profile) {
   return doc.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
-std::string LegacyJson(const Profile& profile) {
+std::string LegacyJson(const ProfileDocument& profile) {
   Json summary = Json::array(), instructions = Json::array(), dmas = Json::array(),
        dma_engines = Json::array();
-  for (const Execution& x : profile.executions) {
+  for (const ExecutionRecord& x : profile.executions) {
     const ExecutionSummary s = Summarize(profile, x);
     summary.push_back({{"execution", x.index},
                        {"nc_idx", profile.vnc},
@@ -160,7 +160,7 @@ std::string LegacyJson(const Profile& profile) {
                        {"event_count", x.instructions.size() + x.dmas.size()},
                        {"instruction_count", x.instructions.size()},
                        {"dma_count", x.dmas.size()}});
-    for (const Instruction& t : x.instructions) {
+    for (const InstructionEvent& t : x.instructions) {
       Json row = {{"execution", x.index},
                   {"timestamp", double(t.start_ps) / 1e3},
                   {"duration", double(t.duration_ps) / 1e3},
@@ -173,7 +173,7 @@ std::string LegacyJson(const Profile& profile) {
       AddSource(profile, t.source, row);
       instructions.push_back(std::move(row));
     }
-    for (const Dma& d : x.dmas) {
+    for (const DmaEvent& d : x.dmas) {
       Json row = {{"execution", x.index},
                   {"timestamp", double(d.start_ps) / 1e3},
                   {"duration", double(d.end_ps - d.start_ps) / 1e3},

@@ -18,7 +18,7 @@
 
 namespace trnsim::neuron_profile {
 
-std::string PerfettoJson(const Profile& profile);
-std::string LegacyJson(const Profile& profile);
+std::string PerfettoJson(const ProfileDocument& profile);
+std::string LegacyJson(const ProfileDocument& profile);
 
 }  // namespace trnsim::neuron_profile

@@ -19,7 +19,7 @@
 #include <string>
 
 #include "common/env.h"
-#include "runtime/version.h"
+#include "common/version.h"
 #include "tools/cli/version_text.h"
 #include "tools/neuron_top/live_source.h"
 #include "tools/neuron_top/screen.h"
@@ -46,8 +46,8 @@ int Run(int argc, char** argv) {
   app.add_option("--refresh-period", period_s, "seconds between refreshes (default 1)")
       ->check(CLI::Range(0.1, 3600.0));
   app.set_version_flag("--version",
-                       trnsim::cli::VersionText("neuron-top", trnsim::runtime::TrnsimVersion(),
-                                                trnsim::runtime::TrnsimGitHash()),
+                       trnsim::cli::VersionText("neuron-top", trnsim::TrnsimVersion(),
+                                                trnsim::TrnsimGitHash()),
                        "print the trnsim version and exit");
   try {
     app.parse(argc, argv);
@@ -77,7 +77,7 @@ int Run(int argc, char** argv) {
       nt::ScreenInput input;
       input.previous = latest.previous.get();
       input.current = latest.current.get();
-      input.version = trnsim::runtime::TrnsimVersion();
+      input.version = trnsim::TrnsimVersion();
       input.width = (*terminal)->Width();
       input.height = (*terminal)->Height();
       if (!latest.error.empty()) {

@@ -23,7 +23,7 @@
 #include "common/env.h"
 #include "common/log.h"
 #include "common/token_file.h"
-#include "runtime/version.h"
+#include "common/version.h"
 #include "simulator/spec/instance_spec.h"
 #include "tools/cli/version_text.h"
 #include "tools/neurond/credentials.h"
@@ -98,8 +98,8 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   app.set_version_flag("--version",
-                       trnsim::cli::VersionText("neurond", trnsim::runtime::TrnsimVersion(),
-                                                trnsim::runtime::TrnsimGitHash()),
+                       trnsim::cli::VersionText("neurond", trnsim::TrnsimVersion(),
+                                                trnsim::TrnsimGitHash()),
                        "print the trnsim version and exit");
   try {
     app.parse(argc, argv);

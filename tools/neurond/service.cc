@@ -7,8 +7,8 @@
 #include <utility>
 
 #include "common/log.h"
+#include "common/version.h"
 #include "driver/remote/convert.h"
-#include "runtime/version.h"
 #include "tools/neurond/credentials.h"
 
 namespace trnsim::neurond {
@@ -130,7 +130,7 @@ grpc::Status NeurondService::Hello(grpc::ServerContext* context, const v1::Hello
                                    v1::HelloResponse* response) {
   response->set_protocol_version(v1::PROTOCOL_VERSION_CURRENT);
   response->set_instance_type(device_->instance_spec().type_name);
-  response->set_daemon_version(runtime::TrnsimVersion());
+  response->set_daemon_version(TrnsimVersion());
   if (!options_.token.empty() && !TokensEqual(options_.token, request->token())) {
     std::string message = request->token().empty()
                               ? "Hello: this daemon needs a token (TRNSIM_TOKEN)"

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <set>
 
-#include "simulator/spec/device_placement.h"
 #include "simulator/spec/instance_id.h"
+#include "simulator/spec/instance_spec.h"
 
 namespace trnsim::observe {
 
@@ -29,7 +29,6 @@ InstanceView DescribeInstance(const simulator::InstanceSpec& spec, int lnc) {
   view.lnc = lnc;
   view.physical_cores_per_device = spec.chip->physical_cores;
   const int logical_per_device = spec.chip->physical_cores / lnc;
-  std::span<const simulator::DevicePlacement> placements = simulator::DevicePlacements(spec);
   for (int d = 0; d < spec.chip_count; ++d) {
     DeviceView device;
     device.index = d;
@@ -38,9 +37,10 @@ InstanceView DescribeInstance(const simulator::InstanceSpec& spec, int lnc) {
     }
     device.memory_bytes = spec.chip->HbmBytes();
     device.connected = simulator::ConnectedDevices(spec, d);
-    device.pci_bdf = placements[d].pci_bdf;
-    device.cpu_affinity = placements[d].cpu_affinity;
-    device.numa_node = placements[d].numa_node;
+    const simulator::DevicePlacement& placement = spec.devices[size_t(d)];
+    device.pci_bdf = placement.pci_bdf;
+    device.cpu_affinity = placement.cpu_affinity;
+    device.numa_node = placement.numa_node;
     view.devices.push_back(std::move(device));
   }
   return view;

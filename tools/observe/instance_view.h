@@ -19,7 +19,7 @@ struct DeviceView {
   int index = 0;
   std::vector<int> logical_core_ids;  // instance-wide, the values NEURON_RT_VISIBLE_CORES takes
   uint64_t memory_bytes = 0;          // the device's HBM
-  std::vector<int> connected;         // linked devices, neuron-ls order (device_placement.h)
+  std::vector<int> connected;         // linked devices, neuron-ls order (instance_spec.h)
   std::string pci_bdf;                // short form "cc:00.0"
   std::string cpu_affinity;           // "48-95,144-191"
   int numa_node = -1;

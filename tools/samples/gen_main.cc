@@ -122,7 +122,7 @@ int main(int argc, char** argv) {
         uint32_t n = 0;
         for (int b = 0; b < 4 && e.instructions.size() >= 16; ++b)
           n |= uint32_t{e.instructions[12 + b]} << (8 * b);
-        std::string key = sg.name + "/" + std::string(trnsim::neff::EngineDefKey(e.engine));
+        std::string key = sg.name + "/" + std::string(trnsim::isa::EngineName(e.engine));
         counts[key] = n;
         total += n;
       }

@@ -14,7 +14,6 @@
 namespace trnsim::runtime::model::testing {
 namespace {
 
-using neff::EngineKind;
 using neff::VariableType;
 using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
@@ -50,17 +49,17 @@ neff::Neff CodeNeff(const simulator::ChipSpec& chip, uint32_t lnc = 1) {
     q.num_queues = 1;
     sg.queue_sets = {q};
     sg.variables = {Var("in", VariableType::kTmpBuf, 1, 64)};
-    neff::EngineProgram sp = Engine(EngineKind::kSp, NopStream(isa::Engine::kSp, chip));
+    neff::EngineProgram sp = Engine(isa::Engine::kSp, NopStream(isa::Engine::kSp, chip));
     for (uint32_t i = 0; i < 2 + k; ++i) sp.dma.push_back(SelfCopy(i));
-    neff::EngineProgram act = Engine(EngineKind::kAct, {});
+    neff::EngineProgram act = Engine(isa::Engine::kAct, {});
     act.dma = {SelfCopy(7)};
-    sg.engines = {sp, Engine(EngineKind::kPe, NopStream(isa::Engine::kPe, chip)), act};
+    sg.engines = {sp, Engine(isa::Engine::kPe, NopStream(isa::Engine::kPe, chip)), act};
   }
   return neff;
 }
 
 // What subgraph `sg` of a NEFF should hold in HBM, computed from the NEFF alone: its streams in
-// engine order (EngineKind and isa::Engine share their numbering), then 16 zero bytes per DMA
+// engine order (isa::Engine), then 16 zero bytes per DMA
 // descriptor.
 std::vector<uint8_t> ExpectedCode(const neff::Subgraph& sg) {
   std::vector<const neff::EngineProgram*> engines;
@@ -139,7 +138,7 @@ TEST_F(ModelCodeTest, NoCodeNoAllocationAndForeignModelsGetNone) {
   EXPECT_EQ(BytesUsed(0), 0u);
 
   neff::Neff foreign = EmptyNeff();
-  foreign.subgraphs[0].engines = {Engine(EngineKind::kPe, {0x7F, 'E', 'L', 'F', 1, 2, 3, 4})};
+  foreign.subgraphs[0].engines = {Engine(isa::Engine::kPe, {0x7F, 'E', 'L', 'F', 1, 2, 3, 4})};
   Model* model = MustLoad(std::move(foreign));
   ASSERT_NE(model, nullptr);
   ASSERT_TRUE(model->foreign());

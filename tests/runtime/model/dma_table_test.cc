@@ -15,7 +15,6 @@ namespace trnsim::runtime::model::testing {
 namespace {
 
 namespace dma = simulator::dma;
-using neff::EngineKind;
 using neff::VariableType;
 using ::testing::HasSubstr;
 
@@ -68,7 +67,7 @@ class DmaTableTest : public ::testing::Test {
 
 TEST_F(DmaTableTest, ResolvesNamesQueuesAndCompletions) {
   neff::Subgraph sg = BaseSubgraph();
-  neff::EngineProgram sp = Engine(EngineKind::kSp, {});
+  neff::EngineProgram sp = Engine(isa::Engine::kSp, {});
   // Descriptor 5: all of `in` (no steps) into SBUF rows; semaphore and event.
   neff::DmaDescriptor load = Copy(5, "qa", Access("in", 0, {}, {}, isa::Dtype::kFloat32),
                                   Access("sb", 128, {4, 512}, {32, 2}, isa::Dtype::kFloat32));
@@ -86,7 +85,7 @@ TEST_F(DmaTableTest, ResolvesNamesQueuesAndCompletions) {
   add.to = Access("out", 0, {2}, {16}, isa::Dtype::kBfloat16);
   add.semaphore = 1;
   sp.dma = {load, add};
-  neff::EngineProgram pe = Engine(EngineKind::kPe, {});
+  neff::EngineProgram pe = Engine(isa::Engine::kPe, {});
   neff::DmaDescriptor fma = Copy(0, "qb", Access("out", 0, {}, {}, isa::Dtype::kBfloat16),
                                  Access("out", 0, {}, {}, isa::Dtype::kBfloat16));
   fma.op = neff::DmaOp::kFma;
@@ -143,7 +142,7 @@ TEST_F(DmaTableTest, QueueIndexWrapsAtTheChipsQueuesPerEngine) {
   neff::Subgraph sg = BaseSubgraph();
   sg.queue_sets.clear();
   for (int i = 0; i < 18; ++i) sg.queue_sets.push_back(Queue("q" + std::to_string(i), 1));
-  neff::EngineProgram sp = Engine(EngineKind::kSp, {});
+  neff::EngineProgram sp = Engine(isa::Engine::kSp, {});
   sp.dma = {Copy(0, "q17", Access("in", 0, {}, {}, isa::Dtype::kUint8),
                  Access("in", 0, {}, {}, isa::Dtype::kUint8))};
   sg.engines = {sp};
@@ -155,7 +154,7 @@ TEST_F(DmaTableTest, QueueIndexWrapsAtTheChipsQueuesPerEngine) {
 
 TEST_F(DmaTableTest, TransposeShapeGivesRowsAndCols) {
   neff::Subgraph sg = BaseSubgraph();
-  neff::EngineProgram act = Engine(EngineKind::kAct, {});
+  neff::EngineProgram act = Engine(isa::Engine::kAct, {});
   neff::DmaDescriptor t = Copy(1, "qa", Access("in", 0, {2}, {64}, isa::Dtype::kBfloat16),
                                Access("sb", 0, {2}, {64}, isa::Dtype::kBfloat16));
   t.op = neff::DmaOp::kTranspose;
@@ -184,7 +183,7 @@ TEST_F(DmaTableTest, TransposeShapeGivesRowsAndCols) {
 TEST_F(DmaTableTest, ErrorsNameSubgraphEngineAndDescriptor) {
   auto fails = [&](neff::DmaDescriptor d, const std::string& needle) {
     neff::Subgraph sg = BaseSubgraph();
-    neff::EngineProgram sp = Engine(EngineKind::kSp, {});
+    neff::EngineProgram sp = Engine(isa::Engine::kSp, {});
     sp.dma = {std::move(d)};
     sg.engines = {sp};
     StatusOr<dma::DescriptorTable> table = BuildDescriptorTable(sg, chip_);
@@ -212,7 +211,7 @@ TEST_F(DmaTableTest, ErrorsNameSubgraphEngineAndDescriptor) {
 
   // The same id twice in one engine.
   neff::Subgraph sg = BaseSubgraph();
-  neff::EngineProgram sp = Engine(EngineKind::kSp, {});
+  neff::EngineProgram sp = Engine(isa::Engine::kSp, {});
   sp.dma = {Copy(6, "qa", ok_from, ok_from), Copy(6, "qb", ok_from, ok_from)};
   sg.engines = {sp};
   StatusOr<dma::DescriptorTable> dup = BuildDescriptorTable(sg, chip_);
@@ -223,7 +222,7 @@ TEST_F(DmaTableTest, ErrorsNameSubgraphEngineAndDescriptor) {
 TEST_F(DmaTableTest, TranslatedTableExecutes) {
   // The table drives dma::Execute: `in` bytes 0..15 -> SBUF partition 1 via the state buffer.
   neff::Subgraph sg = BaseSubgraph();
-  neff::EngineProgram sp = Engine(EngineKind::kSp, {});
+  neff::EngineProgram sp = Engine(isa::Engine::kSp, {});
   const uint64_t bpp = chip_.sbuf_bytes_per_partition;
   sp.dma = {Copy(0, "qa", Access("in", 0, {1}, {16}, isa::Dtype::kUint8),
                  Access("sb", bpp, {1}, {16}, isa::Dtype::kUint8))};
@@ -250,7 +249,7 @@ TEST_F(DmaTableModelTest, ModelKeepsOneTablePerSubgraph) {
   neff::Subgraph& sg = neff.subgraphs[0];
   sg.queue_sets = {Queue("qa", 2)};
   sg.variables = {Var("a", VariableType::kTmpBuf, 1, 64), Var("b", VariableType::kTmpBuf, 2, 64)};
-  neff::EngineProgram sp = Engine(EngineKind::kSp, NopStream(isa::Engine::kSp, chip()));
+  neff::EngineProgram sp = Engine(isa::Engine::kSp, NopStream(isa::Engine::kSp, chip()));
   sp.dma = {Copy(4, "qa", Access("a", 0, {}, {}, isa::Dtype::kFloat32),
                  Access("b", 0, {}, {}, isa::Dtype::kFloat32))};
   sg.engines = {sp};
@@ -275,7 +274,7 @@ TEST_F(DmaTableModelTest, ForeignModelsAreNotTranslated) {
   neff::Subgraph& sg = neff.subgraphs[0];
   sg.queue_sets = {Queue("qa", 1)};
   sg.variables = {Var("a", VariableType::kTmpBuf, 1, 64)};
-  neff::EngineProgram sp = Engine(EngineKind::kSp, {0x7F, 'E', 'L', 'F', 1, 2, 3, 4});
+  neff::EngineProgram sp = Engine(isa::Engine::kSp, {0x7F, 'E', 'L', 'F', 1, 2, 3, 4});
   neff::DmaDescriptor t = Copy(0, "qa", Access("a", 0, {}, {}, isa::Dtype::kUint8),
                                Access("a", 0, {}, {}, isa::Dtype::kUint8));
   t.op = neff::DmaOp::kTranspose;

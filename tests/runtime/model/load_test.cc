@@ -10,7 +10,6 @@ namespace {
 
 using ::testing::HasSubstr;
 using namespace testing;  // NOLINT: the fixtures
-using neff::EngineKind;
 using neff::TensorUsage;
 using neff::VariableType;
 
@@ -88,23 +87,23 @@ TEST_F(LoadTest, TensorsAreReportedAsDeclared) {
 
 TEST_F(LoadTest, TrnsimStreamsAreDecoded) {
   neff::Neff neff = EmptyNeff();
-  neff.subgraphs[0].engines = {Engine(EngineKind::kSp, NopStream(isa::Engine::kSp, chip())),
-                               Engine(EngineKind::kPe, NopStream(isa::Engine::kPe, chip())),
-                               Engine(EngineKind::kAct, {})};
+  neff.subgraphs[0].engines = {Engine(isa::Engine::kSp, NopStream(isa::Engine::kSp, chip())),
+                               Engine(isa::Engine::kPe, NopStream(isa::Engine::kPe, chip())),
+                               Engine(isa::Engine::kAct, {})};
   Model* model = MustLoad(std::move(neff));
   ASSERT_NE(model, nullptr);
   EXPECT_FALSE(model->foreign());
   EXPECT_TRUE(model->CheckExecutable().ok());
   EXPECT_EQ(model->programs().stream_count(), 2u);
-  const isa::Program* sp = model->programs().program(0, EngineKind::kSp);
+  const isa::Program* sp = model->programs().program(0, isa::Engine::kSp);
   ASSERT_NE(sp, nullptr);
   EXPECT_EQ(sp->engine, isa::Engine::kSp);
   ASSERT_EQ(sp->instructions.size(), 2u);
   EXPECT_EQ(sp->instructions[0].opcode, isa::Opcode::kNop);
   EXPECT_EQ(sp->instructions[1].opcode, isa::Opcode::kNotifyEnd);
-  EXPECT_NE(model->programs().program(0, EngineKind::kPe), nullptr);
-  EXPECT_EQ(model->programs().program(0, EngineKind::kAct), nullptr);  // empty stream
-  EXPECT_EQ(model->programs().program(0, EngineKind::kDve), nullptr);  // no engine
+  EXPECT_NE(model->programs().program(0, isa::Engine::kPe), nullptr);
+  EXPECT_EQ(model->programs().program(0, isa::Engine::kAct), nullptr);  // empty stream
+  EXPECT_EQ(model->programs().program(0, isa::Engine::kDve), nullptr);  // no engine
 }
 
 TEST_F(LoadTest, NoStreamsIsNotForeign) {
@@ -116,8 +115,8 @@ TEST_F(LoadTest, NoStreamsIsNotForeign) {
 
 TEST_F(LoadTest, ForeignStreamsLoadButCannotExecute) {
   neff::Neff neff = EmptyNeff();
-  neff.subgraphs[0].engines = {Engine(EngineKind::kPe, {0x7F, 'E', 'L', 'F', 1, 2, 3, 4}),
-                               Engine(EngineKind::kSp, {0, 0, 0, 0})};
+  neff.subgraphs[0].engines = {Engine(isa::Engine::kPe, {0x7F, 'E', 'L', 'F', 1, 2, 3, 4}),
+                               Engine(isa::Engine::kSp, {0, 0, 0, 0})};
   neff.tensors = {Decl("x", TensorUsage::kInput, 4, isa::Dtype::kFloat32, {1})};
   Model* model = MustLoad(std::move(neff));
   ASSERT_NE(model, nullptr);
@@ -131,12 +130,12 @@ TEST_F(LoadTest, ForeignStreamsLoadButCannotExecute) {
 
 TEST_F(LoadTest, MixedStreamsAreForeign) {
   neff::Neff neff = EmptyNeff();
-  neff.subgraphs[0].engines = {Engine(EngineKind::kSp, NopStream(isa::Engine::kSp, chip())),
-                               Engine(EngineKind::kPe, {1, 2, 3, 4, 5, 6, 7, 8, 9})};
+  neff.subgraphs[0].engines = {Engine(isa::Engine::kSp, NopStream(isa::Engine::kSp, chip())),
+                               Engine(isa::Engine::kPe, {1, 2, 3, 4, 5, 6, 7, 8, 9})};
   Model* model = MustLoad(std::move(neff));
   ASSERT_NE(model, nullptr);
   EXPECT_TRUE(model->foreign());
-  EXPECT_EQ(model->programs().program(0, EngineKind::kSp), nullptr);
+  EXPECT_EQ(model->programs().program(0, isa::Engine::kSp), nullptr);
 }
 
 TEST_F(LoadTest, CorruptTrnsimStreamIsInvalidNamingWhere) {
@@ -144,7 +143,7 @@ TEST_F(LoadTest, CorruptTrnsimStreamIsInvalidNamingWhere) {
   ASSERT_GT(stream.size(), 40u);
   stream[stream.size() - 3] ^= 0x5A;  // the CRC no longer matches
   neff::Neff neff = EmptyNeff();
-  neff.subgraphs[0].engines = {Engine(EngineKind::kDve, stream)};
+  neff.subgraphs[0].engines = {Engine(isa::Engine::kDve, stream)};
   Status status = LoadStatus(std::move(neff));
   EXPECT_EQ(status.code(), StatusCode::kInvalid);
   EXPECT_THAT(status.message(), HasSubstr("sg00 engine DVE (DVE.bin)"));
@@ -152,7 +151,7 @@ TEST_F(LoadTest, CorruptTrnsimStreamIsInvalidNamingWhere) {
   std::vector<uint8_t> truncated = NopStream(isa::Engine::kSp, chip());
   truncated.resize(truncated.size() - 1);
   neff = EmptyNeff();
-  neff.subgraphs[0].engines = {Engine(EngineKind::kSp, truncated)};
+  neff.subgraphs[0].engines = {Engine(isa::Engine::kSp, truncated)};
   EXPECT_EQ(LoadStatus(std::move(neff)).code(), StatusCode::kInvalid);
   EXPECT_EQ(BytesUsed(0), 0u);
 }
@@ -168,7 +167,7 @@ TEST_F(LoadTest, DebugPrintsMustNameAPrefixOfTheirSubgraph) {
   std::vector<uint8_t> stream =
       isa::EncodeStream(isa::Engine::kAct, program, isa::LimitsFor(chip())).value();
   neff::Neff neff = EmptyNeff();
-  neff.subgraphs[0].engines = {Engine(EngineKind::kAct, stream)};
+  neff.subgraphs[0].engines = {Engine(isa::Engine::kAct, stream)};
   neff.subgraphs[0].debug_prefixes = {"only one"};
   Status status = LoadStatus(neff);
   EXPECT_EQ(status.code(), StatusCode::kInvalid);
@@ -182,7 +181,7 @@ TEST_F(LoadTest, DebugPrintsMustNameAPrefixOfTheirSubgraph) {
 
 TEST_F(LoadTest, StreamForAnotherEngineIsInvalid) {
   neff::Neff neff = EmptyNeff();
-  neff.subgraphs[0].engines = {Engine(EngineKind::kPe, NopStream(isa::Engine::kSp, chip()))};
+  neff.subgraphs[0].engines = {Engine(isa::Engine::kPe, NopStream(isa::Engine::kSp, chip()))};
   Status status = LoadStatus(std::move(neff));
   EXPECT_EQ(status.code(), StatusCode::kInvalid);
   EXPECT_THAT(status.message(), HasSubstr("sg00 engine PE (PE.bin)"));

@@ -60,11 +60,11 @@ inline std::vector<uint8_t> NopStream(isa::Engine engine, const simulator::ChipS
   return bytes.ok() ? *bytes : std::vector<uint8_t>{};
 }
 
-inline neff::EngineProgram Engine(neff::EngineKind kind, std::vector<uint8_t> instructions) {
+inline neff::EngineProgram Engine(isa::Engine kind, std::vector<uint8_t> instructions) {
   neff::EngineProgram program;
   program.engine = kind;
-  program.json_file = std::string(neff::EngineFileStem(kind)) + ".json";
-  program.instr_file = std::string(neff::EngineFileStem(kind)) + ".bin";
+  program.json_file = std::string(isa::EngineFileStem(kind)) + ".json";
+  program.instr_file = std::string(isa::EngineFileStem(kind)) + ".bin";
   program.instructions = std::move(instructions);
   return program;
 }

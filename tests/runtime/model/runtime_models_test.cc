@@ -147,7 +147,7 @@ TEST_F(RuntimeModelsTest, CheckExecution) {
   ASSERT_TRUE(Init().ok());
   Model* model = MustLoad(SmallNeff());
   neff::Neff foreign_neff = SmallNeff();
-  foreign_neff.subgraphs[0].engines = {Engine(neff::EngineKind::kPe, {9, 9, 9, 9})};
+  foreign_neff.subgraphs[0].engines = {Engine(isa::Engine::kPe, {9, 9, 9, 9})};
   Model* foreign = MustLoad(std::move(foreign_neff));
   StatusOr<TensorSet*> in = rt().AllocateTensorSet();
   StatusOr<TensorSet*> out = rt().AllocateTensorSet();
@@ -180,8 +180,8 @@ TEST_F(RuntimeModelsTest, NeffBytesKeepStreamsAndConstants) {
   ASSERT_TRUE(Init().ok());
   const simulator::ChipSpec& chip = *rt().config().instance->chip;
   neff::Neff neff = SmallNeff();
-  neff.subgraphs[0].engines = {Engine(neff::EngineKind::kSp, NopStream(isa::Engine::kSp, chip)),
-                               Engine(neff::EngineKind::kPe, NopStream(isa::Engine::kPe, chip))};
+  neff.subgraphs[0].engines = {Engine(isa::Engine::kSp, NopStream(isa::Engine::kSp, chip)),
+                               Engine(isa::Engine::kPe, NopStream(isa::Engine::kPe, chip))};
   neff.subgraphs[0].variables.push_back(Var("p", VariableType::kPointer, 4, 8));
   neff.subgraphs[0].variables.back().referenced_var_id = 3;
   StatusOr<std::vector<uint8_t>> bytes = neff::WriteNeff(neff);
@@ -190,7 +190,7 @@ TEST_F(RuntimeModelsTest, NeffBytesKeepStreamsAndConstants) {
   ASSERT_TRUE(model.ok()) << model.status().ToString();
   EXPECT_FALSE((*model)->foreign());
   EXPECT_EQ((*model)->programs().stream_count(), 2u);
-  ASSERT_NE((*model)->programs().program(0, neff::EngineKind::kPe), nullptr);
+  ASSERT_NE((*model)->programs().program(0, isa::Engine::kPe), nullptr);
   const model::SubgraphMemory& mem = (*model)->memory(0);
   std::vector<uint8_t> constant(16);
   ASSERT_TRUE(const_cast<DeviceStorage*>(mem.Storage(3))->Read(0, constant.data(), 16).ok());
@@ -200,7 +200,7 @@ TEST_F(RuntimeModelsTest, NeffBytesKeepStreamsAndConstants) {
   EXPECT_EQ(pointer, mem.Storage(3)->device_allocation()->device_address);
 
   // The same NEFF with one stream replaced by bytes in another encoding: foreign.
-  neff.subgraphs[1].engines = {Engine(neff::EngineKind::kAct, {0xDE, 0xAD, 0xBE, 0xEF})};
+  neff.subgraphs[1].engines = {Engine(isa::Engine::kAct, {0xDE, 0xAD, 0xBE, 0xEF})};
   bytes = neff::WriteNeff(neff);
   ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
   model = rt().LoadModel(std::span<const uint8_t>(*bytes), 1, 1);

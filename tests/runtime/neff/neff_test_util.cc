@@ -69,7 +69,7 @@ Subgraph RichSubgraph(const std::string& name) {
 
   // SP: every descriptor field, one descriptor per op.
   EngineProgram sp;
-  sp.engine = EngineKind::kSp;
+  sp.engine = isa::Engine::kSp;
   sp.json_file = "SP.json";
   sp.instr_file = "SP.bin";
   sp.instructions = {0xde, 0xad, 0xbe, 0xef};
@@ -141,24 +141,24 @@ Subgraph RichSubgraph(const std::string& name) {
   sg.engines.push_back(sp);
 
   EngineProgram pe;
-  pe.engine = EngineKind::kPe;
+  pe.engine = isa::Engine::kPe;
   pe.json_file = "PE.json";
   pe.instr_file = "PE.bin";
   pe.instructions = {1, 2, 3};
   sg.engines.push_back(pe);
   EngineProgram act;
-  act.engine = EngineKind::kAct;
+  act.engine = isa::Engine::kAct;
   act.json_file = "Activation.json";
   act.instr_file = "Activation.bin";
   act.activation_function_sets = {"gelu_and_others", "reciprocal_and_small"};
   sg.engines.push_back(act);
   EngineProgram dve;
-  dve.engine = EngineKind::kDve;
+  dve.engine = isa::Engine::kDve;
   dve.json_file = "DVE.json";
   dve.dve_tables = {DveTable{}, DveTable{"c.bin", "d.bin", "o.bin"}};
   sg.engines.push_back(dve);
   EngineProgram pool;
-  pool.engine = EngineKind::kPool;
+  pool.engine = isa::Engine::kPool;
   pool.instr_file = "bin/Pool.bin";
   pool.instructions = {7};
   sg.engines.push_back(pool);
@@ -197,7 +197,7 @@ Neff MinimalNeff() {
   out.size = 16;
   sg.variables = {in, out};
   EngineProgram sp;
-  sp.engine = EngineKind::kSp;
+  sp.engine = isa::Engine::kSp;
   sp.json_file = "SP.json";
   sp.instr_file = "SP.bin";
   sp.instructions = {0x01, 0x02};

@@ -274,7 +274,7 @@ TEST(NeffValidation, EnginesAndPaths) {
     mutate(n);
     return WriteError(n);
   };
-  EXPECT_THAT(err([](Neff& n) { n.subgraphs[0].engines[1].engine = EngineKind::kSp; }),
+  EXPECT_THAT(err([](Neff& n) { n.subgraphs[0].engines[1].engine = isa::Engine::kSp; }),
               HasSubstr("engine 'sp' appears twice"));
   EXPECT_THAT(err([](Neff& n) {
                 n.subgraphs[0].engines[1].json_file.clear();

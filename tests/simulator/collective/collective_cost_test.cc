@@ -9,7 +9,7 @@
 #include <set>
 
 #include "simulator/collective/torus_routes.h"
-#include "simulator/spec/device_placement.h"
+#include "simulator/spec/instance_spec.h"
 
 namespace trnsim::simulator::collective {
 namespace {

@@ -73,23 +73,19 @@ TEST(CollectiveHubFailure, MissingRankTimesOutNamingIt) {
   CollectiveHub hub(Trn2_48xl());
   auto ranks = FourRanks(milliseconds(200));
   ranks.pop_back();  // rank 3 never calls
-  const auto start = std::chrono::steady_clock::now();
   auto results = RunRanks(hub, 4, ranks);
-  const auto elapsed = std::chrono::steady_clock::now() - start;
-  EXPECT_GE(elapsed, milliseconds(190));
-  EXPECT_LT(elapsed, milliseconds(3000));
   for (auto& r : results) {
     ASSERT_EQ(r.status().code(), StatusCode::kTimeout) << r.status().ToString();
     EXPECT_TRUE(Contains(r.status(), "rank 3 of group [0,1,2,3] did not arrive within 200 ms"))
         << r.status().message();
   }
-  // Rank 3 arriving late fails at once with the same status instead of waiting.
+  // Rank 3 arriving late gets the recorded failure instead of waiting: its own wait (5 s) would
+  // name ranks 0-2 and its own 5000 ms; the status names rank 3 and the others' 200 ms.
   auto late = FourRanks(milliseconds(5000));
-  const auto late_start = std::chrono::steady_clock::now();
   auto late_result = RunRanks(hub, 4, {late[3]});
-  EXPECT_LT(std::chrono::steady_clock::now() - late_start, milliseconds(1000));
   EXPECT_EQ(late_result[0].status().code(), StatusCode::kTimeout);
-  EXPECT_TRUE(Contains(late_result[0].status(), "rank 3 of group"))
+  EXPECT_TRUE(Contains(late_result[0].status(),
+                       "rank 3 of group [0,1,2,3] did not arrive within 200 ms"))
       << late_result[0].status().message();
   // Told once: the same key is a new meeting afterwards (a rerun of the job) — all four meet.
   auto rerun = RunRanks(hub, 4, FourRanks(milliseconds(5000)));
@@ -118,10 +114,9 @@ TEST(CollectiveHubFailure, CancelledRankFailsTheOthersNamingIt) {
     std::this_thread::sleep_for(milliseconds(60));
     cancel = true;
   });
-  const auto start = std::chrono::steady_clock::now();
   auto results = RunRanks(hub, 4, ranks);
   canceller.join();
-  EXPECT_LT(std::chrono::steady_clock::now() - start, milliseconds(3000));
+  // The cancellation ends the wait (a timeout would be NRT_TIMEOUT after 10 s).
   for (auto& r : results) {
     ASSERT_EQ(r.status().code(), StatusCode::kExecHwErrCollectives) << r.status().ToString();
     EXPECT_TRUE(Contains(r.status(), "rank 3 was cancelled")) << r.status().message();

@@ -279,8 +279,8 @@ TEST(CollectiveHub, SixtyFourRanksOnATrn2_48xlarge) {
 
 TEST(CollectiveHub, BadSizesFailAtOnceWithInvalid) {
   CollectiveHub hub(Trn2_48xl());
+  // One rank of four: a call that waited for the others would end in NRT_TIMEOUT, not INVALID.
   auto port = hub.Attach({"c", 0, 4, 0, 0}, {std::chrono::milliseconds(5000), nullptr});
-  const auto start = std::chrono::steady_clock::now();
   auto gather = port->Run(Call(CollectiveKind::kAllGather, Dtype::kFloat32, ToBytes<float>({1, 2}),
                                16));  // needs 4 x 8 = 32
   EXPECT_EQ(gather.status().code(), StatusCode::kInvalid);
@@ -294,7 +294,6 @@ TEST(CollectiveHub, BadSizesFailAtOnceWithInvalid) {
   CollectiveCall divide = Call(CollectiveKind::kAllReduce, Dtype::kFloat32, ToBytes<float>({1}), 4);
   divide.op = AluOp::kDivide;
   EXPECT_EQ(port->Run(divide).status().code(), StatusCode::kInvalid);
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
 }
 
 }  // namespace

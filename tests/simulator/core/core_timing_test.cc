@@ -305,13 +305,12 @@ TEST(CoreTimingTest, CancelStopsARunningExecution) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     cancel = true;
   });
-  const auto start = std::chrono::steady_clock::now();
   StatusOr<ExecutionResult> r = RunOne(c, o);
   canceller.join();
+  // Cancelled, not timed out (the host timeout would give NRT_TIMEOUT).
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kFailure) << r.status().message();
   EXPECT_NE(r.status().message().find("cancelled"), std::string::npos);
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
   // Already set: nothing runs.
   Core d;
   d.Add(".engine pool\nnotify_end\n");

@@ -5,7 +5,6 @@
 #include <memory>
 
 #include "simulator/sched/callback.h"
-#include "simulator/sched/component.h"
 #include "simulator/sched/scheduler.h"
 #include "simulator/sched/stats.h"
 
@@ -71,23 +70,6 @@ TEST(sched_BusyStats, OverlapIsCountedOnce) {
   EXPECT_EQ(st.busy_ps(), 150u);
   EXPECT_EQ(st.idle_ps(), 0u);
   EXPECT_EQ(st.events(), 3u);
-}
-
-class FakeEngine : public Component {
- public:
-  FakeEngine() : Component("pe0", 3) {}
-  void Reset() override { stats.Reset(); }
-  BusyStats stats;
-};
-
-TEST(sched_Component, NameIdAndReset) {
-  FakeEngine e;
-  EXPECT_EQ(e.name(), "pe0");
-  EXPECT_EQ(e.id(), 3u);
-  e.stats.RecordBusy(0, 10);
-  Component& c = e;
-  c.Reset();
-  EXPECT_EQ(e.stats.events(), 0u);
 }
 
 }  // namespace

@@ -50,9 +50,9 @@ std::string MatmulInfo(int cores) {
   return "{\"kernel\":\"mm\",\"instructions\":[" + list + "]}";
 }
 
-Instruction Inst(int core, int engine, uint64_t pc, const char* opcode, uint64_t start_ps,
+InstructionEvent Inst(int core, int engine, uint64_t pc, const char* opcode, uint64_t start_ps,
                  uint64_t duration_ps, uint64_t wait_ps = 0) {
-  Instruction t;
+  InstructionEvent t;
   t.core = core;
   t.engine = engine;
   t.pc = pc;
@@ -66,8 +66,8 @@ Instruction Inst(int core, int engine, uint64_t pc, const char* opcode, uint64_t
 // What the matmul kernel ran on physical cores `first` and `first + 1` (an LNC=2 logical core),
 // in issue order; DVE has two sem_waits before its tensor_copy (pc 2), and the builder's
 // notify_end ends SP.
-Execution MatmulRun(int first, const std::string& model = "mm") {
-  Execution x;
+ExecutionRecord MatmulRun(int first, const std::string& model = "mm") {
+  ExecutionRecord x;
   x.model_name = model;
   for (int c = first; c < first + 2; ++c) {
     x.instructions.push_back(Inst(c, kSp, 0, "dma_copy", 0, 600));
@@ -78,7 +78,7 @@ Execution MatmulRun(int first, const std::string& model = "mm") {
     x.instructions.push_back(Inst(c, kDve, 1, "sem_wait", 10, 10));
     x.instructions.push_back(Inst(c, kDve, 2, "tensor_copy", 3200, 300, 3180));
     x.instructions.push_back(Inst(c, kSp, 2, "notify_end", 1200, 5));
-    Dma a, b;
+    DmaEvent a, b;
     a.core = b.core = c;
     a.bytes = 1000;
     b.bytes = 3000;
@@ -94,8 +94,8 @@ Execution MatmulRun(int first, const std::string& model = "mm") {
   return x;
 }
 
-Profile MatmulProfile(int first_core) {
-  Profile p;
+ProfileDocument MatmulProfile(int first_core) {
+  ProfileDocument p;
   p.version = 1;
   p.model_name = "mm";
   p.engines = kEngines;
@@ -178,7 +178,7 @@ TEST(SourceMapTest, CorruptedMembersNeverCrash) {
       EXPECT_EQ(info.status().code(), StatusCode::kInvalid) << text;
       continue;
     }
-    Profile p = MatmulProfile(0);  // whatever parsed attaches or refuses, never crashes
+    ProfileDocument p = MatmulProfile(0);  // whatever parsed attaches or refuses, never crashes
     Status st = AttachSources(*info, &p);
     EXPECT_TRUE(st.ok() || st.code() == StatusCode::kInvalid);
   }
@@ -186,10 +186,10 @@ TEST(SourceMapTest, CorruptedMembersNeverCrash) {
 
 TEST(SourceMapTest, AttachesByPhysicalCoreModuloSubgraphs) {
   KernelDebugInfo info = ParseKernelDebugInfo("k.neff", MatmulInfo(2), kEngines, 2).value();
-  Profile p = MatmulProfile(/*first_core=*/2);  // logical core 1 of LNC=2: physical 2 and 3
+  ProfileDocument p = MatmulProfile(/*first_core=*/2);  // logical core 1 of LNC=2: physical 2 and 3
   ASSERT_TRUE(AttachSources(info, &p).ok());
   ASSERT_EQ(p.sources.size(), 3u);
-  for (const Instruction& t : p.executions[0].instructions) {
+  for (const InstructionEvent& t : p.executions[0].instructions) {
     if (t.opcode == "sem_wait" || t.opcode == "notify_end") {
       EXPECT_EQ(t.source, -1) << t.opcode;
       continue;
@@ -202,14 +202,14 @@ TEST(SourceMapTest, AttachesByPhysicalCoreModuloSubgraphs) {
 
 TEST(SourceMapTest, LeavesOtherModelsAloneAndRefusesAnotherNeff) {
   KernelDebugInfo info = ParseKernelDebugInfo("k.neff", MatmulInfo(2), kEngines, 2).value();
-  Profile p = MatmulProfile(0);
+  ProfileDocument p = MatmulProfile(0);
   p.executions.push_back(MatmulRun(0, "other_model"));
   ASSERT_TRUE(AttachSources(info, &p).ok());
-  for (const Instruction& t : p.executions[1].instructions) EXPECT_EQ(t.source, -1);
+  for (const InstructionEvent& t : p.executions[1].instructions) EXPECT_EQ(t.source, -1);
   EXPECT_GE(p.executions[0].instructions[0].source, 0);
 
   // A NEFF whose instructions are not the ones that ran: refused, and nothing attached.
-  Profile q = MatmulProfile(0);
+  ProfileDocument q = MatmulProfile(0);
   q.executions[0].instructions[3].opcode = "load_stationary";  // pc 1 of PE on core 0
   StatusOr<KernelDebugInfo> same = ParseKernelDebugInfo("k.neff", MatmulInfo(2), kEngines, 2);
   Status st = AttachSources(*same, &q);
@@ -219,11 +219,11 @@ TEST(SourceMapTest, LeavesOtherModelsAloneAndRefusesAnotherNeff) {
             std::string::npos)
       << st.message();
   EXPECT_TRUE(q.sources.empty());
-  for (const Instruction& t : q.executions[0].instructions) EXPECT_EQ(t.source, -1);
+  for (const InstructionEvent& t : q.executions[0].instructions) EXPECT_EQ(t.source, -1);
 }
 
 TEST(LineSummaryTest, SumsEachLinePerEngineOverCores) {
-  Profile p = MatmulProfile(0);
+  ProfileDocument p = MatmulProfile(0);
   ASSERT_TRUE(
       AttachSources(ParseKernelDebugInfo("k", MatmulInfo(2), kEngines, 2).value(), &p).ok());
   std::vector<SourceLineSummary> lines = SummarizeSourceLines(p, p.executions[0]);
@@ -249,8 +249,8 @@ TEST(LineSummaryTest, SumsEachLinePerEngineOverCores) {
 }
 
 TEST(LineSummaryTest, EveryViewNamesTheLines) {
-  Profile plain = MatmulProfile(0);
-  Profile p = MatmulProfile(0);
+  ProfileDocument plain = MatmulProfile(0);
+  ProfileDocument p = MatmulProfile(0);
   ASSERT_TRUE(
       AttachSources(ParseKernelDebugInfo("k", MatmulInfo(2), kEngines, 2).value(), &p).ok());
 

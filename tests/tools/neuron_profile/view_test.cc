@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/profiling/profile_file.h"
+#include "runtime/profiling/format/profile_writer.h"
 #include "simulator/core/execution.h"
 #include "simulator/isa/limits.h"
 #include "simulator/isa/text.h"
@@ -76,13 +76,13 @@ std::string Document() {
 TEST(NeuronProfileViewTest, TheReaderReadsWhatTheRuntimeWrites) {
   const runtime::profiling::ProfiledExecution x = RunTraced();
   runtime::profiling::ProfileHeader header{"chain", 2, "trn2", "trn2.48xlarge"};
-  StatusOr<Profile> p =
+  StatusOr<ProfileDocument> p =
       ParseProfile("mem", runtime::profiling::FormatProfile(header, std::span(&x, 1)));
   ASSERT_TRUE(p.ok()) << p.status().message();
   EXPECT_EQ(p->model_name, "chain");
   EXPECT_EQ(p->vnc, 2);
   ASSERT_EQ(p->executions.size(), 1u);
-  const Execution& e = p->executions[0];
+  const ExecutionRecord& e = p->executions[0];
   ASSERT_EQ(e.instructions.size(), x.trace.instructions.size());
   ASSERT_EQ(e.dmas.size(), x.trace.dmas.size());
   ASSERT_EQ(e.sync_updates.size(), x.trace.sync_updates.size());
@@ -100,13 +100,13 @@ TEST(NeuronProfileViewTest, TheReaderReadsWhatTheRuntimeWrites) {
 TEST(NeuronProfileViewTest, SummaryEqualsTheChipModelsCounters) {
   const runtime::profiling::ProfiledExecution x = RunTraced();
   runtime::profiling::ProfileHeader header{"chain", 0, "trn2", "trn2.48xlarge"};
-  StatusOr<Profile> p =
+  StatusOr<ProfileDocument> p =
       ParseProfile("mem", runtime::profiling::FormatProfile(header, std::span(&x, 1)));
   ASSERT_TRUE(p.ok()) << p.status().message();
   const ExecutionSummary s = Summarize(*p, p->executions[0]);
   EXPECT_EQ(s.total_ps, x.result.duration_ps);
   ASSERT_EQ(s.cores.size(), 1u);
-  for (int e = 0; e < kEngineCount; ++e) {
+  for (int e = 0; e < isa::kEngineCount; ++e) {
     EXPECT_EQ(s.cores[0].engines[e].busy_ps, x.result.cores[0].engines[e].busy_ps) << e;
     EXPECT_EQ(s.cores[0].engines[e].wait_ps, x.result.cores[0].engines[e].wait_ps) << e;
     EXPECT_EQ(s.cores[0].engines[e].instructions, x.result.cores[0].engines[e].instructions);
@@ -152,7 +152,7 @@ TEST(NeuronProfileViewTest, SummaryEqualsTheChipModelsCounters) {
 }
 
 TEST(NeuronProfileViewTest, PerfettoFlowsRunFromUpdaterToWaiter) {
-  StatusOr<Profile> p = ParseProfile("mem", Document());
+  StatusOr<ProfileDocument> p = ParseProfile("mem", Document());
   ASSERT_TRUE(p.ok()) << p.status().message();
   nlohmann::json trace = nlohmann::json::parse(PerfettoJson(*p));
   std::map<uint64_t, std::vector<nlohmann::json>> flows;
@@ -167,7 +167,7 @@ TEST(NeuronProfileViewTest, PerfettoFlowsRunFromUpdaterToWaiter) {
   }
   // A slice per instruction, per transfer and per DMA engine part of each transfer (16 each).
   size_t parts = 0;
-  for (const Dma& d : p->executions[0].dmas) {
+  for (const DmaEvent& d : p->executions[0].dmas) {
     EXPECT_EQ(d.engines.size(), 16u);
     parts += d.engines.size();
   }
@@ -208,7 +208,7 @@ TEST(NeuronProfileViewTest, MalformedProfilesAreRefusedNotCrashedOn) {
     nlohmann::json copy = doc;
     const auto& at = leaves[rng() % leaves.size()];
     copy[at] = replacements[rng() % std::size(replacements)];
-    StatusOr<Profile> p = ParseProfile("edited", copy.dump());
+    StatusOr<ProfileDocument> p = ParseProfile("edited", copy.dump());
     if (!p.ok()) {
       ++refused;
       EXPECT_EQ(p.status().message().rfind("edited", 0), 0u) << p.status().message();

@@ -136,9 +136,7 @@ TEST_F(FaultStatusTest, TheClientsFaultsThroughTheDaemonAndNeuronMonitorCountsTh
   EXPECT_EQ(Run(v7), StatusCode::kExecHwErrCollectives);  // injected, transient
   EXPECT_EQ(Run(v7), StatusCode::kOk);
   // hang: the daemon holds the execution for the client's timeout (1 s), then times it out.
-  const auto hang_start = std::chrono::steady_clock::now();
   EXPECT_EQ(Run(v4), StatusCode::kTimeout);
-  EXPECT_GE(std::chrono::steady_clock::now() - hang_start, std::chrono::milliseconds(1000));
   EXPECT_EQ(Run(v6), StatusCode::kExecHwErrRepairableHbmUe);
 
   v1::StatusResponse status = DaemonStatus();

@@ -222,12 +222,10 @@ TEST(NeurondProcessTest, TlsDaemonServesATrustingClientAndRefusesPlaintext) {
     EXPECT_EQ(read, written);
   }
   options.tls_ca_file.clear();
-  const auto start = std::chrono::steady_clock::now();
   auto plaintext = driver::remote::OpenRemoteDevice(options);
   ASSERT_FALSE(plaintext.ok());
   EXPECT_EQ(plaintext.status().code(), StatusCode::kFailure);
   EXPECT_THAT(plaintext.status().message(), ::testing::HasSubstr(address));
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
 
   ASSERT_EQ(kill(pid, SIGTERM), 0);
   EXPECT_EQ(WaitExit(pid, std::chrono::seconds(20)), 0);

@@ -335,10 +335,8 @@ TEST_F(NeurondServiceTest, AnExecutionIsCancelledWhenItsSessionEnds) {
   }
   ASSERT_EQ(status.sessions(1).executions_running(), 1u);
 
-  const auto broke = std::chrono::steady_clock::now();
   victim->BreakAttach();
   execution.join();
-  EXPECT_LT(std::chrono::steady_clock::now() - broke, std::chrono::seconds(5));
   EXPECT_EQ(executed.status().code(), kFailure);
   EXPECT_NE(executed.status().message().find("cancelled"), std::string::npos)
       << executed.status().message();

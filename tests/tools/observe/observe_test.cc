@@ -12,7 +12,7 @@
 #include <set>
 
 #include "driver/device.h"
-#include "simulator/spec/device_placement.h"
+#include "simulator/spec/instance_spec.h"
 #include "tests/tools/neurond/test_client.h"
 #include "tools/neurond/daemon.h"
 #include "tools/observe/daemon_source.h"
@@ -72,7 +72,7 @@ TEST(DevicePlacementTest, TorusLinksAreSymmetricAndAwsOrdered) {
     // north's south and west's east are this device.
     EXPECT_EQ(simulator::ConnectedDevices(spec, links[0])[2], d);
     EXPECT_EQ(simulator::ConnectedDevices(spec, links[1])[3], d);
-    bdfs.insert(simulator::DevicePlacements(spec)[d].pci_bdf);
+    bdfs.insert(spec.devices[size_t(d)].pci_bdf);
   }
   EXPECT_EQ(bdfs.size(), 16u);
   EXPECT_TRUE(simulator::ConnectedDevices(Spec("trn2.3xlarge"), 0).empty());

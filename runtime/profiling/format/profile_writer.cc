@@ -1,4 +1,4 @@
-#include "runtime/profiling/profile_file.h"
+#include "runtime/profiling/format/profile_writer.h"
 
 #include <cerrno>
 #include <cstring>
@@ -119,7 +119,7 @@ std::string FormatProfile(const ProfileHeader& header,
   Json doc;
   doc["format"] = kProfileFormat;
   doc["version"] = kProfileVersion;
-  doc["time_unit"] = "ps";
+  doc["time_unit"] = kProfileTimeUnit;
   doc["model"] = {{"name", header.model_name}, {"vnc", header.vnc}};
   doc["device"] = {{"chip", header.chip}, {"instance", header.instance}};
   if (header.session_id != 0) doc["session_id"] = header.session_id;

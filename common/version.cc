@@ -1,8 +1,8 @@
-#include "runtime/version.h"
+#include "common/version.h"
 
-namespace trnsim::runtime {
+namespace trnsim {
 
 const char* TrnsimVersion() { return TRNSIM_VERSION; }
 const char* TrnsimGitHash() { return TRNSIM_GIT_HASH; }
 
-}  // namespace trnsim::runtime
+}  // namespace trnsim

@@ -1,10 +1,6 @@
-// The profile file (docs/profiling.md): trnsim's stand-in for AWS's NTFF. One JSON document per
-// file holding one or more profiled executions of one model — the chip model's event trace
-// (simulator/core/trace.h) and its statistics for each. Written by nrt_profile_stop and by
-// NEURON_RT_INSPECT_ENABLE capture; read by neuron-profile (tools/neuron_profile).
-//
-// Versioned: "format" is kProfileFormat, "version" kProfileVersion; a reader refuses another
-// format and a newer major version. Fields are only ever added within a version.
+// The profile writer: serialises profiled executions as the profile document (profile_format.h,
+// docs/profiling.md). Used by nrt_profile_stop and NEURON_RT_INSPECT_ENABLE capture; what it
+// writes, profile_reader.h reads back.
 //
 // Thread safety: the functions are reentrant. Errors are Status values; nothing throws.
 #pragma once
@@ -14,13 +10,11 @@
 #include <string>
 
 #include "common/status.h"
+#include "runtime/profiling/format/profile_format.h"
 #include "simulator/core/execution.h"
 #include "simulator/core/trace.h"
 
 namespace trnsim::runtime::profiling {
-
-inline constexpr char kProfileFormat[] = "trnsim-ntff";
-inline constexpr int kProfileVersion = 1;
 
 // What the file says about where the executions ran.
 struct ProfileHeader {
