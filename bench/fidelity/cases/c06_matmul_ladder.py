@@ -54,14 +54,14 @@ Rows: each version's total (the execution's simulated duration) and TensorE acti
 union of the PE's instruction intervals: the device profile's busy time of the pe engine, equal
 to the execution statistics' PE busy time); v2's matmul instruction count (multiply_moving rows
 in the device profile: an fp32 nc_matmul is two matmul instructions on the hardware); the DMA
-active time of v2–v5 (neuron-profile's summary: the union of every transfer's [submit, end),
-as AWS's "DMA Active Time" counts a queue active from its trigger — docs/profiling.md §5); v5's
-VectorE active time.
+active time of v2–v5 (neuron-profile's summary: the union of every transfer's [start, end),
+AWS's "Dma Active Time" — docs/profiling.md §5); v5's VectorE active time.
 
 Size: each version multiplies [4096 x 8192] by [8192 x 8192] — 550 GFLOP of fp32 arithmetic the
-emulator really does: 45 s (v4, v5), 59 s (v3) and 103 s (v2) of host time, tracing and
-profile included — about 4.2 minutes for the four — on the 2-core development VM at a load
-average of ~4 (v2 took 350 s at ~8). `TRNSIM_FIDELITY_C6_SCALE=16` (or 2, 4, 8) divides M
+emulator really does, tracing and profile included: v4 218 s and v5 183 s with the kernels
+below, at a load average of ~7 on the 2-core development VM (v2 103 s and v3 59 s at ~4 with
+the same kernels as now); the whole trn2 suite, CTest's fidelity.trn2, took 451 s in a
+clean-clone `make test` (2026-12-02). `TRNSIM_FIDELITY_C6_SCALE=16` (or 2, 4, 8) divides M
 by that factor for a quick look — the same kernels on fewer m tiles; times are multiplied back
 by the factor and the rows are not counted. v5 needs a factor of at most 2 (its M block is 16
 tiles) and is skipped otherwise; v3 and v4 come out a few % high scaled because their start-up
