@@ -137,7 +137,7 @@ StatusOr<collectives::SendRecv::Request*> Runtime::SendRecvPost(
   }
   TRNSIM_RETURN_IF_ERROR(tensor->CheckRange(offset, length, "async send/recv"));
   return send_recv_->Post(comm, storage->device_allocation()->handle,
-                          tensor->storage_offset() + offset, length);
+                          tensor->storage_offset() + offset, length, tensor->shared_storage());
 }
 
 StatusOr<collectives::SendRecv::RequestState> Runtime::SendRecvTestRequest(

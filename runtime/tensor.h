@@ -34,6 +34,9 @@ class Tensor {
   Placement placement() const;
   // The device storage behind the tensor, or nullptr for host-side tensors.
   const DeviceStorage* device_storage() const;
+  // The storage itself, shared: holding it keeps the memory after the tensor is freed (an
+  // in-flight transfer pins what it reads or writes).
+  std::shared_ptr<const TensorStorage> shared_storage() const { return storage_; }
 
   Status Read(uint64_t offset, void* dst, uint64_t size) const;
   Status Write(uint64_t offset, const void* src, uint64_t size);

@@ -24,6 +24,7 @@ struct SendRecv::Request {
   int lnc = 0;
   uint64_t id = 0;  // the exchange's
   Clock::time_point posted;
+  std::shared_ptr<const void> pin;  // the posted tensor's storage, until done or forgotten
 };
 
 namespace {
@@ -185,7 +186,8 @@ StatusOr<bool> SendRecv::TestComm(Comm* comm) {
 }
 
 StatusOr<SendRecv::Request*> SendRecv::Post(Comm* comm, driver::MemoryHandle memory,
-                                            uint64_t offset, uint64_t length) {
+                                            uint64_t offset, uint64_t length,
+                                            std::shared_ptr<const void> pin) {
   std::lock_guard lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckComm(comm));
   if (!comm->connected) {
@@ -209,6 +211,7 @@ StatusOr<SendRecv::Request*> SendRecv::Post(Comm* comm, driver::MemoryHandle mem
   request->lnc = comm->lnc;
   request->id = reply.id;
   request->posted = Clock::now();
+  request->pin = std::move(pin);
   Request* handle = request.get();
   requests_.emplace(handle, std::move(request));
   ++core.pending;

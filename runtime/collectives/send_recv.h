@@ -69,9 +69,11 @@ class SendRecv {
   StatusOr<bool> TestComm(Comm* comm);
   // Posts a send or receive (per the comm's side) of bytes [offset, offset+length) of the
   // device allocation `memory` (the caller has checked the range against the tensor).
+  // `pin` (the tensor's storage) is held until the request is reported done or forgotten, so a
+  // tensor freed while its transfer is in flight keeps its memory until the exchange copied it.
   // NRT_INVALID for a comm not tested connected; NRT_RESOURCE beyond kMaxPendingRequests.
   StatusOr<Request*> Post(Comm* comm, driver::MemoryHandle memory, uint64_t offset,
-                          uint64_t length);
+                          uint64_t length, std::shared_ptr<const void> pin);
   struct RequestState {
     bool done = false;
     uint64_t bytes = 0;

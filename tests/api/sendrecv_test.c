@@ -122,6 +122,25 @@ static void transfer_and_errors(void) {
   EXPECT_EQ(mismatches, 0);
   EXPECT_EQ(nrt_async_sendrecv_test_request(s, &done, &size), NRT_INVALID_HANDLE); /* done */
 
+  /* A posted send pins its tensor's memory: freed before the receive is posted, the bytes
+   * sent are still the ones it had, not those of a tensor allocated after the free (which
+   * would take the freed range if the free released it at once). */
+  nrt_tensor_t *pinned = device_tensor(0, "pinned");
+  fill_pattern(pinned, 11);
+  EXPECT_EQ(nrt_async_sendrecv_send_tensor(pinned, 0, 2048, send, &s), NRT_SUCCESS);
+  nrt_tensor_free(&pinned);
+  EXPECT_TRUE(pinned == NULL);
+  nrt_tensor_t *after = device_tensor(0, "after");
+  fill_pattern(after, 99);
+  EXPECT_EQ(nrt_async_sendrecv_recv_tensor(dst, 0, 2048, recv, &r), NRT_SUCCESS);
+  EXPECT_EQ(finish(r, 2048), NRT_SUCCESS);
+  EXPECT_EQ(finish(s, 2048), NRT_SUCCESS);
+  EXPECT_EQ(nrt_tensor_read(dst, got, 0, kBytes), NRT_SUCCESS);
+  mismatches = 0;
+  for (int i = 0; i < 2048; ++i) mismatches += got[i] != (uint8_t)(11 + i * 7);
+  EXPECT_EQ(mismatches, 0);
+  nrt_tensor_free(&after);
+
   /* Transfer arguments. */
   EXPECT_EQ(nrt_async_sendrecv_send_tensor(NULL, 0, 8, send, &s), NRT_INVALID);
   EXPECT_EQ(nrt_async_sendrecv_send_tensor(src, 0, 8, NULL, &s), NRT_INVALID);
