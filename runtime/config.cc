@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <optional>
+#include <utility>
 
 #include "common/log.h"
 #include "common/token_file.h"
@@ -129,6 +130,15 @@ StatusOr<std::string> DaemonToken(const Environment& env) {
   return token;
 }
 
+StatusOr<DaemonConnection> ParseDaemonConnection(const Environment& env) {
+  DaemonConnection daemon;
+  daemon.address = std::string(env.Get(EnvVar::kDaemon));
+  TRNSIM_ASSIGN_OR_RETURN(daemon.token, DaemonToken(env));
+  daemon.tls_ca_file = std::string(env.Get(EnvVar::kTlsCa));
+  daemon.tls_server_name = std::string(env.Get(EnvVar::kTlsServerName));
+  return daemon;
+}
+
 bool InstanceComesFromDaemon(const Environment& env) {
   std::optional<std::string_view> instance = env.Raw(EnvVar::kInstance);
   return !env.Get(EnvVar::kDaemon).empty() && (!instance.has_value() || instance->empty());
@@ -183,11 +193,12 @@ StatusOr<RuntimeConfig> ParseRuntimeConfig(const Environment& env,
   }
 
   if (!env.Get(EnvVar::kDaemon).empty()) {
+    TRNSIM_ASSIGN_OR_RETURN(DaemonConnection daemon, ParseDaemonConnection(env));
     config.backend = "remote";
-    config.daemon_address = std::string(env.Get(EnvVar::kDaemon));
-    TRNSIM_ASSIGN_OR_RETURN(config.token, DaemonToken(env));
-    config.tls_ca_file = std::string(env.Get(EnvVar::kTlsCa));
-    config.tls_server_name = std::string(env.Get(EnvVar::kTlsServerName));
+    config.daemon_address = std::move(daemon.address);
+    config.token = std::move(daemon.token);
+    config.tls_ca_file = std::move(daemon.tls_ca_file);
+    config.tls_server_name = std::move(daemon.tls_server_name);
   }
   config.root_comm_id = std::string(env.Get(EnvVar::kRootCommId));
 

@@ -70,6 +70,17 @@ inline constexpr int64_t kMaxDebugStreamEvents = int64_t{1} << 24;
 // TRNSIM_INSTANCE is unset or empty.
 bool InstanceComesFromDaemon(const Environment& env);
 
+// How to reach TRNSIM_DAEMON, which nrt_init needs before the rest of the configuration when
+// the instance type comes from the daemon (InstanceComesFromDaemon).
+struct DaemonConnection {
+  std::string address;          // TRNSIM_DAEMON
+  std::string token;            // DaemonToken
+  std::string tls_ca_file;      // TRNSIM_TLS_CA
+  std::string tls_server_name;  // TRNSIM_TLS_SERVER_NAME
+};
+// Errors: DaemonToken's. With TRNSIM_DAEMON unset, an empty address.
+StatusOr<DaemonConnection> ParseDaemonConnection(const Environment& env);
+
 // `daemon_instance` is the daemon's instance type; it is used only when
 // InstanceComesFromDaemon(env), and must then be non-null (else NRT_INVALID).
 StatusOr<RuntimeConfig> ParseRuntimeConfig(const Environment& env,

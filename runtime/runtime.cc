@@ -12,6 +12,7 @@
 #include <chrono>
 #include <ctime>
 #include <new>
+#include <utility>
 
 #include "common/log.h"
 #include "runtime/profiling/inspect_env.h"
@@ -41,13 +42,14 @@ StatusOr<std::unique_ptr<driver::Device>> OpenBackend(const driver::DeviceOption
 
 // Connects to TRNSIM_DAEMON without naming an instance type: the device reports the daemon's.
 StatusOr<std::unique_ptr<driver::Device>> OpenDaemonDevice(const Environment& env) {
+  TRNSIM_ASSIGN_OR_RETURN(DaemonConnection daemon, ParseDaemonConnection(env));
   driver::DeviceOptions options;
   options.backend = "remote";
   options.instance = nullptr;
-  options.address = std::string(env.Get(EnvVar::kDaemon));
-  TRNSIM_ASSIGN_OR_RETURN(options.token, DaemonToken(env));
-  options.tls_ca_file = std::string(env.Get(EnvVar::kTlsCa));
-  options.tls_server_name = std::string(env.Get(EnvVar::kTlsServerName));
+  options.address = std::move(daemon.address);
+  options.token = std::move(daemon.token);
+  options.tls_ca_file = std::move(daemon.tls_ca_file);
+  options.tls_server_name = std::move(daemon.tls_server_name);
   return OpenBackend(options);
 }
 

@@ -383,5 +383,37 @@ TEST(RuntimeConfigTest, FaultsTranslateLogicalCoresIntoPhysicalOnes) {
   EXPECT_THAT(bad.status().message(), HasSubstr("TRNSIM_FAULTS rule 3 'oops'"));
 }
 
+// What nrt_init reads before the instance is known: the daemon's address, token and TLS
+// settings, the same values ParseRuntimeConfig then keeps.
+TEST(ParseDaemonConnectionTest, ReadsTheDaemonsAddressTokenAndTls) {
+  const Environment env = Environment::FromMap({{"TRNSIM_DAEMON", "unix:/run/n.sock"},
+                                                {"TRNSIM_TOKEN", "t0k"},
+                                                {"TRNSIM_TLS_CA", "/etc/ca.pem"},
+                                                {"TRNSIM_TLS_SERVER_NAME", "neurond.local"}});
+  StatusOr<DaemonConnection> daemon = ParseDaemonConnection(env);
+  ASSERT_TRUE(daemon.ok()) << daemon.status().ToString();
+  EXPECT_EQ(daemon->address, "unix:/run/n.sock");
+  EXPECT_EQ(daemon->token, "t0k");
+  EXPECT_EQ(daemon->tls_ca_file, "/etc/ca.pem");
+  EXPECT_EQ(daemon->tls_server_name, "neurond.local");
+  StatusOr<RuntimeConfig> config = ParseRuntimeConfig(
+      Environment::FromMap({{"TRNSIM_DAEMON", "unix:/run/n.sock"},
+                            {"TRNSIM_INSTANCE", "trn2.3xlarge"},
+                            {"TRNSIM_TOKEN", "t0k"},
+                            {"TRNSIM_TLS_CA", "/etc/ca.pem"},
+                            {"TRNSIM_TLS_SERVER_NAME", "neurond.local"}}));
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  EXPECT_EQ(config->backend, "remote");
+  EXPECT_EQ(config->daemon_address, daemon->address);
+  EXPECT_EQ(config->token, daemon->token);
+  EXPECT_EQ(config->tls_ca_file, daemon->tls_ca_file);
+  EXPECT_EQ(config->tls_server_name, daemon->tls_server_name);
+  // A token file that does not exist is the token's error, naming the variable.
+  StatusOr<DaemonConnection> bad = ParseDaemonConnection(Environment::FromMap(
+      {{"TRNSIM_DAEMON", "unix:/run/n.sock"}, {"TRNSIM_TOKEN_FILE", "/nonexistent/token"}}));
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalid);
+  EXPECT_THAT(bad.status().message(), HasSubstr("TRNSIM_TOKEN_FILE"));
+}
+
 }  // namespace
 }  // namespace trnsim::runtime
