@@ -195,10 +195,7 @@ StatusOr<RuntimeConfig> ParseRuntimeConfig(const Environment& env,
   if (!env.Get(EnvVar::kDaemon).empty()) {
     TRNSIM_ASSIGN_OR_RETURN(DaemonConnection daemon, ParseDaemonConnection(env));
     config.backend = "remote";
-    config.daemon_address = std::move(daemon.address);
-    config.token = std::move(daemon.token);
-    config.tls_ca_file = std::move(daemon.tls_ca_file);
-    config.tls_server_name = std::move(daemon.tls_server_name);
+    config.daemon = std::move(daemon);
   }
   config.root_comm_id = std::string(env.Get(EnvVar::kRootCommId));
 

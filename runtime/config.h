@@ -29,6 +29,15 @@
 
 namespace trnsim::runtime {
 
+// How to reach TRNSIM_DAEMON, which nrt_init needs before the rest of the configuration when
+// the instance type comes from the daemon (InstanceComesFromDaemon).
+struct DaemonConnection {
+  std::string address;          // TRNSIM_DAEMON
+  std::string token;            // DaemonToken
+  std::string tls_ca_file;      // TRNSIM_TLS_CA
+  std::string tls_server_name;  // TRNSIM_TLS_SERVER_NAME
+};
+
 struct RuntimeConfig {
   const simulator::InstanceSpec* instance = nullptr;
   int lnc = 2;                 // physical cores per logical core
@@ -36,10 +45,7 @@ struct RuntimeConfig {
   int first_visible_vnc = 0;   // instance-wide index of this process's vnc 0
   int visible_vnc_count = 0;
   std::string backend = "sim";  // "remote" when TRNSIM_DAEMON is set
-  std::string daemon_address;
-  std::string token;            // DaemonToken
-  std::string tls_ca_file;      // TRNSIM_TLS_CA
-  std::string tls_server_name;  // TRNSIM_TLS_SERVER_NAME
+  DaemonConnection daemon;      // backend "remote" only
   std::string root_comm_id;     // NEURON_RT_ROOT_COMM_ID; empty: unset
   // TRNSIM_FAULTS with every nc= (a logical core of this process) turned into core= (its
   // first instance-wide physical core), as the device takes it (docs/faults.md).
@@ -70,14 +76,6 @@ inline constexpr int64_t kMaxDebugStreamEvents = int64_t{1} << 24;
 // TRNSIM_INSTANCE is unset or empty.
 bool InstanceComesFromDaemon(const Environment& env);
 
-// How to reach TRNSIM_DAEMON, which nrt_init needs before the rest of the configuration when
-// the instance type comes from the daemon (InstanceComesFromDaemon).
-struct DaemonConnection {
-  std::string address;          // TRNSIM_DAEMON
-  std::string token;            // DaemonToken
-  std::string tls_ca_file;      // TRNSIM_TLS_CA
-  std::string tls_server_name;  // TRNSIM_TLS_SERVER_NAME
-};
 // Errors: DaemonToken's. With TRNSIM_DAEMON unset, an empty address.
 StatusOr<DaemonConnection> ParseDaemonConnection(const Environment& env);
 

@@ -1,9 +1,10 @@
-// OperationGate: counts the runtime calls that run long without holding its lock — executions
-// and host collectives, which may wait up to NEURON_RT_EXEC_TIMEOUT for other ranks — so that
-// nrt_close can wait for them to leave before it destroys what they use. It is the runtime's
+// OperationGate: counts the runtime calls that run long without holding the lifecycle lock —
+// executions and host collectives, which may wait up to NEURON_RT_EXEC_TIMEOUT for other ranks — so
+// that nrt_close can wait for them to leave before it destroys what they use. It is the runtime's
 // own reference count (as LevelDB's DBImpl drops its mutex during long work and relies on the
-// refs it took): a call enters while the runtime's lock shows it initialised, then releases the
-// lock; Close takes the lock uniquely (no call can enter) and waits until the count is 0.
+// refs it took): a call enters while the lifecycle lock shows it initialised (Lifecycle::Enter),
+// then releases the lock; Close takes the lock uniquely (no call can enter) and waits until the
+// count is 0.
 //
 // Thread safety: every method.
 #pragma once
@@ -42,7 +43,7 @@ class OperationGate {
     OperationGate* gate_ = nullptr;
   };
 
-  // The caller holds the runtime's lock (any mode) and has checked it is initialised.
+  // The caller holds the lifecycle lock (any mode) and has checked it is initialised.
   Ticket Enter() {
     std::lock_guard<std::mutex> lock(mutex_);
     ++inside_;

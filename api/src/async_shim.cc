@@ -32,7 +32,7 @@ static_assert(NRTA_XU_TENSOR_OP == int(trnsim::runtime::async::XuType::kTensorOp
 // NRT_INVALID unless [offset, offset + size) lies inside `tensor` (which must be live).
 trnsim::Status CheckRange(const Tensor* tensor, uint64_t offset, uint64_t size,
                           const char* what) {
-  TRNSIM_ASSIGN_OR_RETURN(uint64_t tensor_size, Rt().TensorSize(tensor));
+  TRNSIM_ASSIGN_OR_RETURN(uint64_t tensor_size, Rt().tensors().Size(tensor));
   if (offset > tensor_size || size > tensor_size - offset) {
     return trnsim::InvalidError(std::string(what) + " of bytes [" + std::to_string(offset) +
                                 ", " + std::to_string(offset) + " + " + std::to_string(size) +
@@ -52,7 +52,7 @@ NRT_STATUS Schedule(const char* function, int64_t lnc, nrta_xu_t xu, int64_t que
   request.complete = [function, ret](uint64_t, const trnsim::Status& status) {
     *ret = Report(function, status);
   };
-  trnsim::StatusOr<uint64_t> queued = Rt().ScheduleAsync(lnc, xu, queue, std::move(request));
+  trnsim::StatusOr<uint64_t> queued = Rt().async().Schedule(lnc, xu, queue, std::move(request));
   if (!queued.ok()) return Report(function, queued.status());
   *req_sequence = *queued;
   return NRT_SUCCESS;
@@ -73,7 +73,7 @@ NRT_STATUS nrta_tensor_write(nrt_tensor_t* tensor, const void* buf, uint64_t off
   if (!valid.ok()) return Report(__func__, valid);
   return Schedule(
       __func__, lnc_idx, NRTA_XU_TENSOR_OP, queue,
-      [=] { return Rt().WriteTensor(target, buf, offset, size); }, ret, req_sequence);
+      [=] { return Rt().tensors().Write(target, buf, offset, size); }, ret, req_sequence);
 }
 
 NRT_STATUS nrta_tensor_read(void* buf, nrt_tensor_t* tensor, uint64_t offset, uint64_t size,
@@ -87,7 +87,7 @@ NRT_STATUS nrta_tensor_read(void* buf, nrt_tensor_t* tensor, uint64_t offset, ui
   if (!valid.ok()) return Report(__func__, valid);
   return Schedule(
       __func__, lnc_idx, NRTA_XU_TENSOR_OP, queue,
-      [=] { return Rt().ReadTensor(source, buf, offset, size); }, ret, req_sequence);
+      [=] { return Rt().tensors().Read(source, buf, offset, size); }, ret, req_sequence);
 }
 
 NRT_STATUS nrta_tensor_copy(nrt_tensor_t* src, uint64_t src_offset, nrt_tensor_t* dst,
@@ -104,7 +104,7 @@ NRT_STATUS nrta_tensor_copy(nrt_tensor_t* src, uint64_t src_offset, nrt_tensor_t
   if (!valid.ok()) return Report(__func__, valid);
   return Schedule(
       __func__, lnc_idx, NRTA_XU_TENSOR_OP, queue,
-      [=] { return Rt().CopyTensor(from, src_offset, to, dst_offset, size); }, ret,
+      [=] { return Rt().tensors().Copy(from, src_offset, to, dst_offset, size); }, ret,
       req_sequence);
 }
 
@@ -119,13 +119,13 @@ NRT_STATUS nrta_execute_schedule(nrt_model_t* model, const nrt_tensor_set_t* inp
   const auto* loaded = reinterpret_cast<const trnsim::runtime::model::Model*>(model);
   const trnsim::runtime::TensorSet* inputs = UnwrapSet(input);
   const trnsim::runtime::TensorSet* outputs = UnwrapSet(output);
-  trnsim::Status valid = Rt().CheckExecution(loaded, inputs, outputs);
+  trnsim::Status valid = Rt().executions().Check(loaded, inputs, outputs);
   if (!valid.ok()) return Report(__func__, valid);
-  trnsim::StatusOr<trnsim::runtime::ModelInfo> info = Rt().GetModelInfo(loaded);
+  trnsim::StatusOr<trnsim::runtime::ModelInfo> info = Rt().models().Info(loaded);
   if (!info.ok()) return Report(__func__, info.status());
   return Schedule(
       __func__, info->vnc, NRTA_XU_COMPUTE, queue,
-      [=] { return Rt().Execute(loaded, inputs, outputs, 1); }, ret, req_sequence);
+      [=] { return Rt().executions().Execute(loaded, inputs, outputs, 1); }, ret, req_sequence);
 }
 
 NRT_STATUS nrta_cc_prepare(nrt_cc_comm_t* comm, nrt_tensor_list_t* input, nrt_tensor_list_t* output,
@@ -175,7 +175,7 @@ NRT_STATUS nrta_cc_prepare(nrt_cc_comm_t* comm, nrt_tensor_list_t* input, nrt_te
     context.outputs.push_back(Unwrap(output->tensors[i]));
   }
   trnsim::StatusOr<const trnsim::runtime::collectives::HostCcContext*> prepared =
-      Rt().PrepareHostCollective(std::move(context));
+      Rt().collectives().PrepareHost(std::move(context));
   if (!prepared.ok()) return Report(__func__, prepared.status());
   *cc_ctx = reinterpret_cast<nrt_cc_context_t*>(
       const_cast<trnsim::runtime::collectives::HostCcContext*>(*prepared));
@@ -189,16 +189,16 @@ NRT_STATUS nrta_cc_schedule(nrt_cc_context_t** cc_ctx, int queue, NRT_STATUS* re
   if (req_sequence == nullptr) return NullArgument(__func__, "req_sequence");
   const auto* context =
       reinterpret_cast<const trnsim::runtime::collectives::HostCcContext*>(*cc_ctx);
-  trnsim::StatusOr<int> core = Rt().HostCollectiveCore(context);
+  trnsim::StatusOr<int> core = Rt().collectives().HostCore(context);
   if (!core.ok()) return Report(__func__, core.status());
   return Schedule(
       __func__, *core, NRTA_XU_COLLECTIVES, queue,
-      [context] { return Rt().RunHostCollective(context); }, ret, req_sequence);
+      [context] { return Rt().collectives().RunHost(context); }, ret, req_sequence);
 }
 
 NRT_STATUS nrta_is_completed(nrta_seq_t seq, bool* is_completed) {
   if (is_completed == nullptr) return NullArgument(__func__, "is_completed");
-  trnsim::StatusOr<bool> completed = Rt().AsyncIsCompleted(seq);
+  trnsim::StatusOr<bool> completed = Rt().async().IsCompleted(seq);
   if (!completed.ok()) return Report(__func__, completed.status());
   *is_completed = *completed;
   return NRT_SUCCESS;
@@ -206,7 +206,7 @@ NRT_STATUS nrta_is_completed(nrta_seq_t seq, bool* is_completed) {
 
 NRT_STATUS nrta_get_sequence(uint32_t lnc, nrta_xu_t xu, int queue, nrta_seq_t* seq) {
   if (seq == nullptr) return NullArgument(__func__, "seq");
-  trnsim::StatusOr<uint64_t> last = Rt().AsyncLastCompleted(lnc, xu, queue);
+  trnsim::StatusOr<uint64_t> last = Rt().async().LastCompleted(lnc, xu, queue);
   if (!last.ok()) return Report(__func__, last.status());
   *seq = *last;
   return NRT_SUCCESS;
@@ -217,7 +217,7 @@ NRT_STATUS nrta_event_register_seq_id_completion(nrta_seq_t seq, int fd) {
     return Report(__func__, trnsim::InvalidError("fd " + std::to_string(fd) +
                                                  " is neither a descriptor nor -1"));
   }
-  return Report(__func__, Rt().AsyncWatchRequest(seq, fd));
+  return Report(__func__, Rt().async().WatchRequest(seq, fd));
 }
 
 NRT_STATUS nrta_event_register_xu_completion(int lnc, nrta_xu_t xu, int queue, int fd) {
@@ -225,7 +225,7 @@ NRT_STATUS nrta_event_register_xu_completion(int lnc, nrta_xu_t xu, int queue, i
     return Report(__func__, trnsim::InvalidError("fd " + std::to_string(fd) +
                                                  " is neither a descriptor nor -1"));
   }
-  return Report(__func__, Rt().AsyncWatchQueue(lnc, xu, queue, fd));
+  return Report(__func__, Rt().async().WatchQueue(lnc, xu, queue, fd));
 }
 
 }  // extern "C"

@@ -43,21 +43,21 @@ extern "C" {
 NRT_STATUS nrt_build_global_comm(int32_t vnc, uint32_t g_device_id, uint32_t g_device_count) {
   trnsim::Status ok = CheckRank(vnc, g_device_id, g_device_count);
   if (!ok.ok()) return Report(__func__, ok);
-  return Report(__func__, Rt().BuildGlobalComm(vnc, g_device_id, g_device_count));
+  return Report(__func__, Rt().collectives().BuildGlobalComm(vnc, g_device_id, g_device_count));
 }
 
 // The communicator of host-driven collectives is the same global one in trnsim.
 NRT_STATUS nrt_cc_global_comm_init(uint32_t vnc, uint32_t g_device_id, uint32_t g_device_count) {
   trnsim::Status ok = CheckRank(vnc, g_device_id, g_device_count);
   if (!ok.ok()) return Report(__func__, ok);
-  return Report(__func__,
-                Rt().BuildGlobalComm(static_cast<int>(vnc), g_device_id, g_device_count));
+  return Report(__func__, Rt().collectives().BuildGlobalComm(static_cast<int>(vnc), g_device_id,
+                                                             g_device_count));
 }
 
 NRT_STATUS nrt_barrier(int32_t vnc, uint32_t g_device_id, uint32_t g_device_count) {
   trnsim::Status ok = CheckRank(vnc, g_device_id, g_device_count);
   if (!ok.ok()) return Report(__func__, ok);
-  return Report(__func__, Rt().Barrier(vnc, g_device_id, g_device_count));
+  return Report(__func__, Rt().collectives().Barrier(vnc, g_device_id, g_device_count));
 }
 
 NRT_STATUS nrt_all_gather(int32_t vnc, uint32_t g_device_id, uint32_t g_device_count,
@@ -66,7 +66,7 @@ NRT_STATUS nrt_all_gather(int32_t vnc, uint32_t g_device_id, uint32_t g_device_c
   if (output == nullptr && rank_input_size > 0) return NullArgument(__func__, "output");
   trnsim::Status ok = CheckRank(vnc, g_device_id, g_device_count);
   if (!ok.ok()) return Report(__func__, ok);
-  auto gathered = Rt().AllGather(
+  auto gathered = Rt().collectives().AllGather(
       vnc, g_device_id, g_device_count,
       std::span<const uint8_t>(static_cast<const uint8_t*>(input), rank_input_size));
   if (!gathered.ok()) return Report(__func__, gathered.status());

@@ -1,7 +1,7 @@
 // Debug streams (nrt/ndebug_stream.h): one event stream per logical core, fed by the device
 // prints of executions (the debug_print instruction; docs/debug-stream.md). Thin forwards to
-// runtime::Runtime::Debug*; the runtime lays out each event's payload exactly as the header's
-// structs, which the static_asserts below pin.
+// runtime::DebugClients (runtime/debug_clients.h); the runtime lays out each event's payload
+// exactly as the header's structs, which the static_asserts below pin.
 #include <cstddef>
 #include <cstring>
 
@@ -37,7 +37,7 @@ extern "C" {
 
 NRT_STATUS nrt_debug_client_connect(int logical_nc_idx, int* stream_fd) {
   if (stream_fd == nullptr) return NullArgument(__func__, "stream_fd");
-  trnsim::StatusOr<int> fd = Rt().DebugConnect(logical_nc_idx);
+  trnsim::StatusOr<int> fd = Rt().debug().Connect(logical_nc_idx);
   if (!fd.ok()) return Report(__func__, fd.status());
   *stream_fd = *fd;
   return NRT_SUCCESS;
@@ -46,7 +46,7 @@ NRT_STATUS nrt_debug_client_connect(int logical_nc_idx, int* stream_fd) {
 // void: an unknown descriptor (or a call outside the runtime's life) is ignored, as AWS's
 // header says, with one logged line.
 void nrt_debug_client_connect_close(int stream_fd) {
-  trnsim::Status closed = Rt().DebugClose(stream_fd);
+  trnsim::Status closed = Rt().debug().Close(stream_fd);
   if (!closed.ok()) {
     trnsim::LogLine(trnsim::LogLevel::kWarn, trnsim::LogComponent::kNrt, __func__,
                     closed.message() + " (ignored)");
@@ -57,7 +57,7 @@ NRT_STATUS nrt_debug_client_read_one_event(int stream_fd, ndebug_stream_event_he
                                            void** payload) {
   if (header == nullptr) return NullArgument(__func__, "header");
   if (payload == nullptr) return NullArgument(__func__, "payload");
-  trnsim::StatusOr<dbg::DebugEvent> event = Rt().DebugRead(stream_fd);
+  trnsim::StatusOr<dbg::DebugEvent> event = Rt().debug().Read(stream_fd);
   // An empty queue is the normal answer of a poll loop: no log line.
   if (!event.ok() && event.status().code() == trnsim::StatusCode::kQueueEmpty) {
     return NRT_QUEUE_EMPTY;

@@ -1,10 +1,10 @@
 // Execution: nrt_execute, nrt_execute_repeat, implicit async mode and the output completion
-// counters. nrt_execute* check their arguments here, then Runtime::Execute checks the handles,
+// counters. nrt_execute* check their arguments here, then Executions::Execute checks the handles,
 // the executability of the model and the tensor sets, and runs the model on the chip model
 // (runtime/execution/). In implicit async mode (NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS > 0)
-// they queue the execution instead (Runtime::ExecuteAsync) and its status goes to the callback
+// they queue the execution instead (Executions::ExecuteAsync) and its status goes to the callback
 // of nrt_register_async_exec_callback (docs/async.md). Every execution request advances the
-// completion counters of its output tensors when it finishes (Runtime::WaitOutputCompletion).
+// completion counters of its output tensors when it finishes (TensorTable::WaitOutputCompletion).
 #include <mutex>
 
 #include "api/src/shim.h"
@@ -41,13 +41,13 @@ NRT_STATUS Execute(const char* function, const nrt_model_t* model,
   if (input_set == nullptr) return NullArgument(function, "input_set");
   if (output_set == nullptr) return NullArgument(function, "output_set");
   const auto* loaded = reinterpret_cast<const Model*>(model);
-  trnsim::StatusOr<uint32_t> depth = Rt().ImplicitAsyncDepth();
+  trnsim::StatusOr<uint32_t> depth = Rt().executions().ImplicitAsyncDepth();
   if (!depth.ok()) return Report(function, depth.status());
   if (*depth == 0) {
-    return Report(function, Rt().Execute(loaded, UnwrapSet(input_set), UnwrapSet(output_set),
-                                         repeat));
+    return Report(function, Rt().executions().Execute(loaded, UnwrapSet(input_set),
+                                                      UnwrapSet(output_set), repeat));
   }
-  trnsim::StatusOr<trnsim::runtime::ModelInfo> info = Rt().GetModelInfo(loaded);
+  trnsim::StatusOr<trnsim::runtime::ModelInfo> info = Rt().models().Info(loaded);
   if (!info.ok()) return Report(function, info.status());
   const uint32_t model_id = uint32_t(info->model_id);
   const uint32_t vnc = uint32_t(info->vnc);
@@ -63,8 +63,8 @@ NRT_STATUS Execute(const char* function, const nrt_model_t* model,
     }
     if (callback != nullptr) callback(params, model_id, vnc, job, code);
   };
-  trnsim::StatusOr<uint64_t> job = Rt().ExecuteAsync(loaded, UnwrapSet(input_set),
-                                                     UnwrapSet(output_set), repeat, done);
+  trnsim::StatusOr<uint64_t> job = Rt().executions().ExecuteAsync(
+      loaded, UnwrapSet(input_set), UnwrapSet(output_set), repeat, done);
   return Report(function, job.status());
 }
 
@@ -104,7 +104,7 @@ NRT_STATUS nrt_register_async_exec_callback(NRT_ASYNC_EXEC_STATUS_CALLBACK callb
 NRT_STATUS nrt_async_drain_queued_execs(int32_t vnc) {
   trnsim::Status ready = CheckInitializedVnc(vnc);
   if (!ready.ok()) return Report(__func__, ready);
-  return Report(__func__, Rt().DrainAsync(vnc));
+  return Report(__func__, Rt().executions().Drain(vnc));
 }
 
 // Not gated on the lifecycle state, as AWS's (a handle is only live while initialised).
@@ -112,13 +112,13 @@ NRT_STATUS nrt_async_drain_queued_execs(int32_t vnc) {
 NRT_STATUS nrt_tensor_check_output_completion(const nrt_tensor_t* output_tensor, int64_t timeout,
                                               uint64_t expected_completion_count) {
   if (output_tensor == nullptr) return NullArgument(__func__, "output_tensor");
-  return Report(__func__, Rt().WaitOutputCompletion(Unwrap(output_tensor), timeout,
-                                                    expected_completion_count));
+  return Report(__func__, Rt().tensors().WaitOutputCompletion(Unwrap(output_tensor), timeout,
+                                                              expected_completion_count));
 }
 
 NRT_STATUS nrt_tensor_reset_output_completion(nrt_tensor_t* output_tensor) {
   if (output_tensor == nullptr) return NullArgument(__func__, "output_tensor");
-  return Report(__func__, Rt().ResetOutputCompletion(Unwrap(output_tensor)));
+  return Report(__func__, Rt().tensors().ResetOutputCompletion(Unwrap(output_tensor)));
 }
 
 }  // extern "C"

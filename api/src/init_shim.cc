@@ -56,7 +56,7 @@ NRT_STATUS nrt_get_version(nrt_version_t* ver, size_t size) {
 
 NRT_STATUS nrt_get_instance_info(nrt_instance_info_t* info, size_t instance_info_len) {
   if (info == nullptr) return NullArgument(__func__, "info");
-  auto got = Rt().GetInstanceInfo();
+  auto got = Rt().instance().Info();
   if (!got.ok()) return Report(__func__, got.status());
   nrt_instance_info_t out;
   std::memset(&out, 0, sizeof(out));
@@ -78,24 +78,24 @@ static NRT_STATUS WriteCount(const char* function, trnsim::StatusOr<uint32_t> co
 }
 
 NRT_STATUS nrt_get_total_vnc_count(uint32_t* vnc_count) {
-  return WriteCount(__func__, Rt().TotalVncCount(), vnc_count);
+  return WriteCount(__func__, Rt().instance().TotalVncCount(), vnc_count);
 }
 
 NRT_STATUS nrt_get_total_nc_count(uint32_t* vnc_count) {
-  return WriteCount(__func__, Rt().TotalVncCount(), vnc_count);
+  return WriteCount(__func__, Rt().instance().TotalVncCount(), vnc_count);
 }
 
 NRT_STATUS nrt_get_visible_vnc_count(uint32_t* vnc_count) {
-  return WriteCount(__func__, Rt().VisibleVncCount(), vnc_count);
+  return WriteCount(__func__, Rt().instance().VisibleVncCount(), vnc_count);
 }
 
 NRT_STATUS nrt_get_visible_nc_count(uint32_t* vnc_count) {
-  return WriteCount(__func__, Rt().VisibleVncCount(), vnc_count);
+  return WriteCount(__func__, Rt().instance().VisibleVncCount(), vnc_count);
 }
 
 NRT_STATUS nrt_host_device_id_get(int neuron_dev, uint32_t* host_device_id) {
   if (host_device_id == nullptr) return NullArgument(__func__, "host_device_id");
-  auto id = Rt().HostDeviceId(neuron_dev);
+  auto id = Rt().instance().HostDeviceId(neuron_dev);
   if (!id.ok()) return Report(__func__, id.status());
   *host_device_id = *id;
   return NRT_SUCCESS;
@@ -104,7 +104,7 @@ NRT_STATUS nrt_host_device_id_get(int neuron_dev, uint32_t* host_device_id) {
 NRT_STATUS nrt_host_device_id_rid_map_get(uint32_t* count, uint32_t* host_did_to_rid_map) {
   if (count == nullptr) return NullArgument(__func__, "count");
   if (host_did_to_rid_map == nullptr) return NullArgument(__func__, "host_did_to_rid_map");
-  auto map = Rt().RoutingIdMap();
+  auto map = Rt().instance().RoutingIdMap();
   if (!map.ok()) return Report(__func__, map.status());
   if (*count < map->size()) {
     return Report(__func__, trnsim::InvalidError("the table holds " + std::to_string(*count) +

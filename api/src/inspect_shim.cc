@@ -33,14 +33,14 @@ extern "C" {
 
 // --- Inspect sessions -------------------------------------------------------------------------
 
-NRT_STATUS nrt_inspect_begin(void) { return Report(__func__, Rt().BeginInspect()); }
+NRT_STATUS nrt_inspect_begin(void) { return Report(__func__, Rt().profiling().BeginInspect()); }
 
 NRT_STATUS nrt_inspect_begin_with_options(nrt_inspect_config_t* options) {
   // NULL options means the defaults of nrt_inspect_config_set_defaults.
-  return Report(__func__, Rt().BeginInspect(Unwrap(options)));
+  return Report(__func__, Rt().profiling().BeginInspect(Unwrap(options)));
 }
 
-NRT_STATUS nrt_inspect_stop(void) { return Report(__func__, Rt().StopInspect()); }
+NRT_STATUS nrt_inspect_stop(void) { return Report(__func__, Rt().profiling().StopInspect()); }
 
 NRT_STATUS nrt_inspect_get_instance_output_dir(const char* output_dir, char* instance_dir_buf,
                                                size_t buf_size) {
@@ -49,7 +49,7 @@ NRT_STATUS nrt_inspect_get_instance_output_dir(const char* output_dir, char* ins
   if (*output_dir == '\0') {
     return Report(__func__, trnsim::InvalidError("output_dir is empty"));
   }
-  trnsim::StatusOr<std::string> dir = Rt().InspectInstanceDir(output_dir);
+  trnsim::StatusOr<std::string> dir = Rt().profiling().InspectInstanceDir(output_dir);
   if (!dir.ok()) return Report(__func__, dir.status());
   if (dir->size() + 1 > buf_size) {
     return Report(__func__,

@@ -28,7 +28,7 @@ NRT_STATUS Load(const char* function, const void* neff_bytes, size_t size, int32
   if (size == 0) return Report(function, trnsim::InvalidError("the NEFF is 0 bytes"));
   trnsim::Status ready = vnc == -1 ? Rt().CheckInitialized() : CheckInitializedVnc(vnc);
   if (!ready.ok()) return Report(function, ready);
-  auto loaded = Rt().LoadModel(
+  auto loaded = Rt().models().Load(
       std::span<const uint8_t>(static_cast<const uint8_t*>(neff_bytes), size), vnc, vnc_count);
   if (!loaded.ok()) return Report(function, loaded.status());
   *model = reinterpret_cast<nrt_model_t*>(*loaded);
@@ -41,7 +41,7 @@ NRT_STATUS QueryCount(const char* function, const nrt_model_t* model, uint32_t* 
                       const char* out_name, Field field) {
   if (model == nullptr) return NullArgument(function, "model");
   if (out == nullptr) return NullArgument(function, out_name);
-  auto info = Rt().GetModelInfo(UnwrapModel(model));
+  auto info = Rt().models().Info(UnwrapModel(model));
   if (!info.ok()) return Report(function, info.status());
   *out = field(*info);
   return NRT_SUCCESS;
@@ -71,7 +71,7 @@ NRT_STATUS nrt_load_collectives(const void* neff_bytes, size_t size, int32_t vnc
   if (size == 0) return Report(__func__, trnsim::InvalidError("the NEFF is 0 bytes"));
   trnsim::Status ready = vnc == -1 ? Rt().CheckInitialized() : CheckInitializedVnc(vnc);
   if (!ready.ok()) return Report(__func__, ready);
-  auto loaded = Rt().LoadCollectiveModel(
+  auto loaded = Rt().models().LoadCollective(
       std::span<const uint8_t>(static_cast<const uint8_t*>(neff_bytes), size), vnc, vnc_count,
       ctx_device_id, ctx_device_count);
   if (!loaded.ok()) return Report(__func__, loaded.status());
@@ -81,7 +81,7 @@ NRT_STATUS nrt_load_collectives(const void* neff_bytes, size_t size, int32_t vnc
 
 NRT_STATUS nrt_unload(nrt_model_t* model) {
   if (model == nullptr) return NullArgument(__func__, "model");
-  return Report(__func__, Rt().UnloadModel(reinterpret_cast<Model*>(model)));
+  return Report(__func__, Rt().models().Unload(reinterpret_cast<Model*>(model)));
 }
 
 NRT_STATUS nrt_get_model_nc_count(const nrt_model_t* model, uint32_t* vnc_count) {
@@ -104,7 +104,7 @@ NRT_STATUS nrt_get_model_info(const nrt_model_t* model, nrt_model_info_t* info, 
   if (model == nullptr) return NullArgument(__func__, "model");
   if (info == nullptr) return NullArgument(__func__, "info");
   if (info_size_out == nullptr) return NullArgument(__func__, "info_size_out");
-  auto got = Rt().GetModelInfo(UnwrapModel(model));
+  auto got = Rt().models().Info(UnwrapModel(model));
   if (!got.ok()) return Report(__func__, got.status());
   nrt_model_info_t out = {};
   out.vnc = static_cast<uint32_t>(got->vnc);
@@ -120,7 +120,7 @@ NRT_STATUS nrt_get_model_info(const nrt_model_t* model, nrt_model_info_t* info, 
 NRT_STATUS nrt_get_model_tensor_info(nrt_model_t* model, nrt_tensor_info_array_t** tensor_info) {
   if (model == nullptr) return NullArgument(__func__, "model");
   if (tensor_info == nullptr) return NullArgument(__func__, "tensor_info");
-  auto tensors = Rt().GetModelTensors(UnwrapModel(model));
+  auto tensors = Rt().models().Tensors(UnwrapModel(model));
   if (!tensors.ok()) return Report(__func__, tensors.status());
   size_t count = tensors->size();
   auto* block = static_cast<nrt_tensor_info_array_t*>(

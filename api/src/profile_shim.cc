@@ -33,25 +33,26 @@ extern "C" {
 NRT_STATUS nrt_profile_start(nrt_model_t* model, const char* filename) {
   if (model == nullptr) return NullArgument(__func__, "model");
   if (filename == nullptr) return NullArgument(__func__, "filename");
-  return Report(__func__, Rt().StartProfile(reinterpret_cast<const Model*>(model), filename));
+  return Report(__func__,
+                Rt().profiling().StartProfile(reinterpret_cast<const Model*>(model), filename));
 }
 
 NRT_STATUS nrt_profile_stop(const char* filename) {
   if (filename == nullptr) return NullArgument(__func__, "filename");
-  return Report(__func__, Rt().StopProfile(filename));
+  return Report(__func__, Rt().profiling().StopProfile(filename));
 }
 
 // --- Per-core profile sessions ----------------------------------------------------------------
 
 NRT_STATUS nrt_profile_session_start(int32_t vnc) {
   if (trnsim::Status ready = CheckInitializedVnc(vnc); !ready.ok()) return Report(__func__, ready);
-  return Report(__func__, Rt().StartProfileSession(vnc));
+  return Report(__func__, Rt().profiling().StartSession(vnc));
 }
 
 NRT_STATUS nrt_profile_session_stop(int32_t vnc, uint64_t* session_id) {
   if (session_id == nullptr) return NullArgument(__func__, "session_id");
   if (trnsim::Status ready = CheckInitializedVnc(vnc); !ready.ok()) return Report(__func__, ready);
-  trnsim::StatusOr<uint64_t> id = Rt().StopProfileSession(vnc);
+  trnsim::StatusOr<uint64_t> id = Rt().profiling().StopSession(vnc);
   if (!id.ok()) return Report(__func__, id.status());
   *session_id = *id;
   return NRT_SUCCESS;
@@ -59,16 +60,16 @@ NRT_STATUS nrt_profile_session_stop(int32_t vnc, uint64_t* session_id) {
 
 NRT_STATUS nrt_profile_session_serialize(uint64_t session_id, const char* filename) {
   if (filename == nullptr) return NullArgument(__func__, "filename");
-  return Report(__func__, Rt().SerializeProfileSession(session_id, filename));
+  return Report(__func__, Rt().profiling().SerializeSession(session_id, filename));
 }
 
 NRT_STATUS nrt_profile_session_drop(uint64_t session_id) {
-  return Report(__func__, Rt().DropProfileSession(session_id));
+  return Report(__func__, Rt().profiling().DropSession(session_id));
 }
 
 NRT_STATUS nrt_profile_session_drop_all(int32_t vnc) {
   if (trnsim::Status ready = CheckInitializedVnc(vnc); !ready.ok()) return Report(__func__, ready);
-  return Report(__func__, Rt().DropAllProfileSessions(vnc));
+  return Report(__func__, Rt().profiling().DropAllSessions(vnc));
 }
 
 // --- Continuous profiling ---------------------------------------------------------------------
@@ -98,17 +99,17 @@ NRT_STATUS nrt_profile_continuous_options_set_output_dir(nrt_profile_continuous_
 NRT_STATUS nrt_profile_continuous_start(nrt_profile_continuous_options_t* options) {
   // The options hold only the output directory, which save takes again.
   if (options == nullptr) return NullArgument(__func__, "options");
-  return Report(__func__, Rt().StartContinuousProfiling());
+  return Report(__func__, Rt().profiling().StartContinuous());
 }
 
 NRT_STATUS nrt_profile_continuous_save(uint32_t vnc, nrt_profile_continuous_options_t* options) {
   if (options == nullptr) return NullArgument(__func__, "options");
   if (trnsim::Status ready = CheckInitializedVnc(vnc); !ready.ok()) return Report(__func__, ready);
-  return Report(__func__, Rt().SaveContinuousProfile(int(vnc), Unwrap(options)->output_dir()));
+  return Report(__func__, Rt().profiling().SaveContinuous(int(vnc), Unwrap(options)->output_dir()));
 }
 
 NRT_STATUS nrt_profile_continuous_stop(void) {
-  return Report(__func__, Rt().StopContinuousProfiling());
+  return Report(__func__, Rt().profiling().StopContinuous());
 }
 
 }  // extern "C"

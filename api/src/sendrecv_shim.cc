@@ -36,7 +36,7 @@ NRT_STATUS Connect(const char* function, bool send, const char* peer_ip, int pee
   if (comm == nullptr) return NullArgument(function, "comm");
   trnsim::Status core = CheckInitializedAbsoluteVnc(lnc);
   if (!core.ok()) return Report(function, core);
-  auto made = Rt().SendRecvConnect(send, peer_ip, peer_lnc, lnc);
+  auto made = Rt().collectives().SendRecvConnect(send, peer_ip, peer_lnc, lnc);
   if (!made.ok()) return Report(function, made.status());
   *comm = WrapComm(*made);
   return NRT_SUCCESS;
@@ -47,7 +47,7 @@ NRT_STATUS Transfer(const char* function, nrt_tensor_t* tensor, size_t offset, s
   if (tensor == nullptr) return NullArgument(function, "tensor");
   if (comm == nullptr) return NullArgument(function, "comm");
   if (request == nullptr) return NullArgument(function, "request");
-  auto posted = Rt().SendRecvPost(Unwrap(tensor), offset, length, UnwrapComm(comm));
+  auto posted = Rt().collectives().SendRecvPost(Unwrap(tensor), offset, length, UnwrapComm(comm));
   if (!posted.ok()) return Report(function, posted.status());
   *request = WrapRequest(*posted);
   return NRT_SUCCESS;
@@ -72,13 +72,13 @@ NRT_STATUS nrt_async_sendrecv_get_max_num_pending_request(int* num) {
 NRT_STATUS nrt_async_sendrecv_init(int lnc) {
   trnsim::Status core = CheckInitializedAbsoluteVnc(lnc);
   if (!core.ok()) return Report(__func__, core);
-  return Report(__func__, Rt().SendRecvInit(lnc));
+  return Report(__func__, Rt().collectives().SendRecvInit(lnc));
 }
 
 NRT_STATUS nrt_async_sendrecv_close(int lnc) {
   trnsim::Status core = CheckInitializedAbsoluteVnc(lnc);
   if (!core.ok()) return Report(__func__, core);
-  return Report(__func__, Rt().SendRecvClose(lnc));
+  return Report(__func__, Rt().collectives().SendRecvClose(lnc));
 }
 
 NRT_STATUS nrt_async_sendrecv_connect(const char* peer_ip, int peer_lnc, int lnc,
@@ -94,7 +94,7 @@ NRT_STATUS nrt_async_sendrecv_accept(const char* peer_ip, int peer_lnc, int lnc,
 NRT_STATUS nrt_async_sendrecv_test_comm(nrt_async_sendrecv_comm_t* comm, bool* done) {
   if (comm == nullptr) return NullArgument(__func__, "comm");
   if (done == nullptr) return NullArgument(__func__, "done");
-  auto connected = Rt().SendRecvTestComm(UnwrapComm(comm));
+  auto connected = Rt().collectives().SendRecvTestComm(UnwrapComm(comm));
   if (!connected.ok()) return Report(__func__, connected.status());
   *done = *connected;
   return NRT_SUCCESS;
@@ -117,7 +117,7 @@ NRT_STATUS nrt_async_sendrecv_test_request(nrt_async_sendrecv_request_t* request
   if (request == nullptr) return NullArgument(__func__, "request");
   if (done == nullptr) return NullArgument(__func__, "done");
   if (size == nullptr) return NullArgument(__func__, "size");
-  auto state = Rt().SendRecvTestRequest(UnwrapRequest(request));
+  auto state = Rt().collectives().SendRecvTestRequest(UnwrapRequest(request));
   if (!state.ok()) return Report(__func__, state.status());
   *done = state->done;
   *size = state->bytes;
@@ -127,7 +127,7 @@ NRT_STATUS nrt_async_sendrecv_test_request(nrt_async_sendrecv_request_t* request
 NRT_STATUS nrt_async_sendrecv_flush(int lnc) {
   trnsim::Status core = CheckInitializedAbsoluteVnc(lnc);
   if (!core.ok()) return Report(__func__, core);
-  return Report(__func__, Rt().SendRecvFlush(lnc));
+  return Report(__func__, Rt().collectives().SendRecvFlush(lnc));
 }
 
 }  // extern "C"

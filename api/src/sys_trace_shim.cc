@@ -111,10 +111,10 @@ NRT_STATUS nrt_sys_trace_config_get_enabled_event_types(nrt_sys_trace_config_t* 
 
 NRT_STATUS nrt_sys_trace_start(nrt_sys_trace_config_t* options) {
   if (options == nullptr) return NullArgument(__func__, "options");
-  return Report(__func__, Rt().StartSysTrace(*Unwrap(options)));
+  return Report(__func__, Rt().profiling().StartSysTrace(*Unwrap(options)));
 }
 
-NRT_STATUS nrt_sys_trace_stop(void) { return Report(__func__, Rt().StopSysTrace()); }
+NRT_STATUS nrt_sys_trace_stop(void) { return Report(__func__, Rt().profiling().StopSysTrace()); }
 
 // --- Fetch options and fetch ----------------------------------------------------------------
 
@@ -155,7 +155,7 @@ NRT_STATUS nrt_sys_trace_fetch_events(char** buffer, size_t* written_size,
                                                  "nrt_sys_trace_buffer_free"));
   }
   const SysTraceFetchOptions all;  // NULL options: all cores, all events
-  trnsim::StatusOr<std::string> json = Rt().FetchSysTrace(
+  trnsim::StatusOr<std::string> json = Rt().profiling().FetchSysTrace(
       options != nullptr ? *reinterpret_cast<const SysTraceFetchOptions*>(options) : all);
   if (!json.ok()) return Report(__func__, json.status());
   char* out = static_cast<char*>(std::malloc(json->size() + 1));

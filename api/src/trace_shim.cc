@@ -10,11 +10,13 @@ using trnsim::api::Rt;
 
 extern "C" {
 
-NRT_STATUS nrt_trace_start(bool trace_mem) { return Report(__func__, Rt().StartTrace(trace_mem)); }
+NRT_STATUS nrt_trace_start(bool trace_mem) {
+  return Report(__func__, Rt().profiling().StartTrace(trace_mem));
+}
 
 NRT_STATUS nrt_trace_stop(const char* filename) {
   if (filename == nullptr) return NullArgument(__func__, "filename");
-  return Report(__func__, Rt().StopTrace(filename));
+  return Report(__func__, Rt().profiling().StopTrace(filename));
 }
 
 }  // extern "C"

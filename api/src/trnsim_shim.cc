@@ -98,7 +98,7 @@ NRT_STATUS trnsim_get_execution_stats(nrt_model_t* model, trnsim_exec_stats_t* s
                                        " (set it before the call)"));
   }
   trnsim::StatusOr<ExecutionRecord> record =
-      Rt().GetLastExecution(reinterpret_cast<const Model*>(model));
+      Rt().executions().Last(reinterpret_cast<const Model*>(model));
   if (!record.ok()) return Report(__func__, record.status());
   Fill(*record, *stats);
   return NRT_SUCCESS;

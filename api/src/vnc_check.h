@@ -14,7 +14,7 @@ namespace trnsim::api {
 // owns (0 .. visible count - 1); else the lifecycle status or NRT_INVALID.
 inline Status CheckInitializedVnc(int64_t vnc) {
   TRNSIM_RETURN_IF_ERROR(Rt().CheckInitialized());
-  auto count = Rt().VisibleVncCount();
+  auto count = Rt().instance().VisibleVncCount();
   if (!count.ok()) return count.status();
   if (vnc < 0 || vnc >= static_cast<int64_t>(*count)) {
     return InvalidError("logical core " + std::to_string(vnc) + " is not one of this process's " +

@@ -8,8 +8,9 @@
 // `collective` instruction (simulator/collective/collective_compute.h "Numerics"); a host
 // collective takes no simulated time.
 //
-// A context borrows its tensors; the runtime owns contexts (Runtime::PrepareHostCollective)
-// and returns the same one for an equal request, as AWS's runtime caches them by signature.
+// A context borrows its tensors; the runtime owns contexts (Collectives::PrepareHost,
+// runtime/collectives.h) and returns the same one for an equal request, as AWS's runtime caches
+// them by signature.
 #pragma once
 
 #include <cstdint>

@@ -10,7 +10,7 @@
 // (frameworks pass one set to several models).
 //
 // Thread safety: a value type; the tensors must stay alive while in use (an execution pins them:
-// Runtime::PinExecution).
+// Executions::Pin via TensorTable::Bind).
 #pragma once
 
 #include <string>

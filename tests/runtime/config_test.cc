@@ -106,7 +106,7 @@ TEST(ParseRuntimeConfigTest, DefaultsOnTrn2_48xlarge) {
   EXPECT_EQ(config.first_visible_vnc, 0);
   EXPECT_EQ(config.visible_vnc_count, 64);
   EXPECT_EQ(config.backend, "sim");
-  EXPECT_EQ(config.daemon_address, "");
+  EXPECT_EQ(config.daemon.address, "");
 }
 
 TEST(ParseRuntimeConfigTest, RunSettingsDefaultsAndValues) {
@@ -260,8 +260,8 @@ TEST(ParseRuntimeConfigTest, DaemonSelectsRemoteBackend) {
                                     {"TRNSIM_TOKEN", "t0k"},
                                     {"TRNSIM_INSTANCE", "trn2.48xlarge"}});
   EXPECT_EQ(config.backend, "remote");
-  EXPECT_EQ(config.daemon_address, "127.0.0.1:7777");
-  EXPECT_EQ(config.token, "t0k");
+  EXPECT_EQ(config.daemon.address, "127.0.0.1:7777");
+  EXPECT_EQ(config.daemon.token, "t0k");
   EXPECT_EQ(MustParse({{"TRNSIM_DAEMON", ""}}).backend, "sim");  // empty counts as unset
   EXPECT_EQ(MustParse({{"TRNSIM_TOKEN", "t0k"}}).backend, "sim");
 }
@@ -283,14 +283,15 @@ TEST(ParseRuntimeConfigTest, TokenFileIsReadWhenNoTokenIsGiven) {
     return extra;
   };
 
-  EXPECT_EQ(MustParse(with({{"TRNSIM_TOKEN_FILE", token_file}})).token, "from-the-file");
+  EXPECT_EQ(MustParse(with({{"TRNSIM_TOKEN_FILE", token_file}})).daemon.token, "from-the-file");
   EXPECT_EQ(MustParse(with({{"TRNSIM_TOKEN_FILE", token_file}, {"TRNSIM_TOKEN", "explicit"}}))
-                .token,
+                .daemon.token,
             "explicit");
-  EXPECT_EQ(MustParse(with({{"TRNSIM_TOKEN_FILE", missing}, {"TRNSIM_TOKEN", "explicit"}})).token,
-            "explicit");
-  EXPECT_EQ(MustParse(with({{"TRNSIM_TOKEN_FILE", ""}})).token, "");
-  EXPECT_EQ(MustParse(daemon).token, "");
+  EXPECT_EQ(
+      MustParse(with({{"TRNSIM_TOKEN_FILE", missing}, {"TRNSIM_TOKEN", "explicit"}})).daemon.token,
+      "explicit");
+  EXPECT_EQ(MustParse(with({{"TRNSIM_TOKEN_FILE", ""}})).daemon.token, "");
+  EXPECT_EQ(MustParse(daemon).daemon.token, "");
   EXPECT_EQ(*DaemonToken(Environment::FromMap({{"TRNSIM_TOKEN_FILE", token_file}})),
             "from-the-file");
 
@@ -349,12 +350,12 @@ TEST(ParseRuntimeConfigTest, TlsSettingsGoWithTheDaemon) {
                                     {"TRNSIM_INSTANCE", "trn2.48xlarge"},
                                     {"TRNSIM_TLS_CA", "/etc/ca.pem"},
                                     {"TRNSIM_TLS_SERVER_NAME", "localhost"}});
-  EXPECT_EQ(config.tls_ca_file, "/etc/ca.pem");
-  EXPECT_EQ(config.tls_server_name, "localhost");
+  EXPECT_EQ(config.daemon.tls_ca_file, "/etc/ca.pem");
+  EXPECT_EQ(config.daemon.tls_server_name, "localhost");
   RuntimeConfig plaintext =
       MustParse({{"TRNSIM_DAEMON", "127.0.0.1:7777"}, {"TRNSIM_INSTANCE", "trn2.48xlarge"}});
-  EXPECT_EQ(plaintext.tls_ca_file, "");
-  EXPECT_EQ(plaintext.tls_server_name, "");
+  EXPECT_EQ(plaintext.daemon.tls_ca_file, "");
+  EXPECT_EQ(plaintext.daemon.tls_server_name, "");
 }
 
 // TRNSIM_FAULTS: nc= is the process's logical core; the device gets its first physical core.
@@ -404,10 +405,10 @@ TEST(ParseDaemonConnectionTest, ReadsTheDaemonsAddressTokenAndTls) {
                             {"TRNSIM_TLS_SERVER_NAME", "neurond.local"}}));
   ASSERT_TRUE(config.ok()) << config.status().ToString();
   EXPECT_EQ(config->backend, "remote");
-  EXPECT_EQ(config->daemon_address, daemon->address);
-  EXPECT_EQ(config->token, daemon->token);
-  EXPECT_EQ(config->tls_ca_file, daemon->tls_ca_file);
-  EXPECT_EQ(config->tls_server_name, daemon->tls_server_name);
+  EXPECT_EQ(config->daemon.address, daemon->address);
+  EXPECT_EQ(config->daemon.token, daemon->token);
+  EXPECT_EQ(config->daemon.tls_ca_file, daemon->tls_ca_file);
+  EXPECT_EQ(config->daemon.tls_server_name, daemon->tls_server_name);
   // A token file that does not exist is the token's error, naming the variable.
   StatusOr<DaemonConnection> bad = ParseDaemonConnection(Environment::FromMap(
       {{"TRNSIM_DAEMON", "unix:/run/n.sock"}, {"TRNSIM_TOKEN_FILE", "/nonexistent/token"}}));

@@ -24,6 +24,14 @@ std::string StallTarget(const InstructionEvent& t) {
   return on;
 }
 
+// The time the spans [start, end) cover together, each instant once (sorts `spans`).
+uint64_t CoveredPs(std::vector<std::pair<uint64_t, uint64_t>>& spans) {
+  std::sort(spans.begin(), spans.end());
+  IntervalUnion covered;
+  for (auto [start, end] : spans) covered.Add(start, end);
+  return covered.total();
+}
+
 CoreSummary& CoreOf(std::vector<CoreSummary>& cores, int core) {
   for (CoreSummary& c : cores)
     if (c.core == core) return c;
@@ -118,19 +126,13 @@ ExecutionSummary Summarize(const ProfileDocument& profile, const ExecutionRecord
   }
   for (auto& [key, e] : dma_engines) {
     auto& list = engine_spans[key];
-    std::sort(list.begin(), list.end());
-    IntervalUnion u;
-    for (auto [a, b] : list) u.Add(a, b);
-    e.busy_ps = u.total();
+    e.busy_ps = CoveredPs(list);
     s.dma_engines.push_back(e);
   }
   s.total_ps = x.has_stats ? x.duration_ps : last_end;
   for (CoreSummary& c : s.cores) {
     auto& list = streamed[c.core];
-    std::sort(list.begin(), list.end());
-    IntervalUnion active;
-    for (auto [a, b] : list) active.Add(a, b);
-    c.dma_active_ps = active.total();
+    c.dma_active_ps = CoveredPs(list);
     c.dma_active_fraction = s.total_ps == 0 ? 0.0 : double(c.dma_active_ps) / double(s.total_ps);
     for (int e = 0; e < isa::kEngineCount; ++e) {
       auto it = busy.find({c.core, e});
@@ -141,10 +143,7 @@ ExecutionSummary Summarize(const ProfileDocument& profile, const ExecutionRecord
   }
   for (auto& [key, q] : queues) {
     auto& list = spans[key];
-    std::sort(list.begin(), list.end());
-    IntervalUnion u;
-    for (auto [a, b] : list) u.Add(a, b);
-    q.streaming_ps = u.total();
+    q.streaming_ps = CoveredPs(list);
     q.bytes_per_s = q.streaming_ps == 0 ? 0.0 : double(q.bytes) * 1e12 / double(q.streaming_ps);
     s.queues.push_back(q);
   }

@@ -5,7 +5,7 @@
 //
 // Tensor parallelism across ranks: mlp_tp4_bf16 on logical cores 0-3
 // of a trn2.3xlarge at LNC 1, each rank loaded with nrt_load_collectives semantics
-// (Runtime::LoadCollectiveModel) and holding its Megatron shard of mlp_gelu_bf16's weights,
+// (Models::LoadCollective) and holding its Megatron shard of mlp_gelu_bf16's weights,
 // all four executing at once from four threads. Checks:
 //  - every rank ends with the same y, bit for bit (an all-reduce gives all ranks one sum);
 //  - y matches the single-core sample, run on logical core 4 with the full weights, within the
@@ -71,8 +71,8 @@ class TpMlpTest : public RuntimeFixture {
     std::vector<TensorSet*> ins(ranks), outs(ranks);
     std::vector<Tensor*> ys(ranks);
     for (int r = 0; r < ranks; ++r) {
-      StatusOr<model::Model*> m = rt().LoadCollectiveModel(neff, r, -1, uint32_t(r),
-                                                           uint32_t(ranks));
+      StatusOr<model::Model*> m =
+          rt().models().LoadCollective(neff, r, -1, uint32_t(r), uint32_t(ranks));
       EXPECT_TRUE(m.ok()) << m.status().ToString();
       if (!m.ok()) return {};
       models[r] = *m;
@@ -85,23 +85,24 @@ class TpMlpTest : public RuntimeFixture {
         std::vector<uint8_t> bytes = samples::ToBytes(parts[i]);
         Tensor* t = NewTensor(bytes.size(), names[i], r);
         Write(t, bytes);
-        EXPECT_TRUE(rt().AddToTensorSet(ins[r], names[i], t).ok());
+        EXPECT_TRUE(rt().tensors().AddToSet(ins[r], names[i], t).ok());
       }
       ys[r] = NewTensor(y_bytes, "y", r);
-      EXPECT_TRUE(rt().MemsetTensor(ys[r], 0, 0xFF, y_bytes).ok());
-      EXPECT_TRUE(rt().AddToTensorSet(outs[r], "y", ys[r]).ok());
+      EXPECT_TRUE(rt().tensors().Memset(ys[r], 0, 0xFF, y_bytes).ok());
+      EXPECT_TRUE(rt().tensors().AddToSet(outs[r], "y", ys[r]).ok());
     }
     std::vector<Status> ran(ranks, Status::Ok());
     std::vector<std::thread> threads;
     for (int r = 0; r < ranks; ++r) {
-      threads.emplace_back([&, r] { ran[r] = rt().Execute(models[r], ins[r], outs[r], 1); });
+      threads.emplace_back(
+          [&, r] { ran[r] = rt().executions().Execute(models[r], ins[r], outs[r], 1); });
     }
     for (std::thread& t : threads) t.join();
     std::vector<std::vector<uint8_t>> out;
     for (int r = 0; r < ranks; ++r) {
       EXPECT_TRUE(ran[r].ok()) << "rank " << r << ": " << ran[r].ToString();
       out.push_back(Read(ys[r], y_bytes));
-      StatusOr<ExecutionRecord> record = rt().GetLastExecution(models[r]);
+      StatusOr<ExecutionRecord> record = rt().executions().Last(models[r]);
       if (r == 0 && record.ok()) {
         std::printf("[ figures  ] %s rank 0: %.3f us simulated\n", tp_name.c_str(),
                     record->last.duration_ps / 1e6);
@@ -114,20 +115,20 @@ class TpMlpTest : public RuntimeFixture {
 TEST_F(TpMlpTest, APlainLoadIsRefusedAndAWorldOfOneAllReducesToItself) {
   ASSERT_NO_FATAL_FAILURE(Start("trn2.3xlarge", 1));
   std::vector<uint8_t> neff = ReadNeffFile("allreduce_fp32");
-  StatusOr<model::Model*> plain = rt().LoadModel(neff, 0, -1);
+  StatusOr<model::Model*> plain = rt().models().Load(neff, 0, -1);
   ASSERT_FALSE(plain.ok());
   EXPECT_EQ(plain.status().code(), StatusCode::kInvalid);
   EXPECT_NE(plain.status().message().find("nrt_load_collectives"), std::string::npos)
       << plain.status().ToString();
-  StatusOr<model::Model*> no_comm = rt().LoadCollectiveModel(neff, 0, -1, 0, 1);
+  StatusOr<model::Model*> no_comm = rt().models().LoadCollective(neff, 0, -1, 0, 1);
   ASSERT_FALSE(no_comm.ok());
   EXPECT_NE(no_comm.status().message().find("NEURON_RT_ROOT_COMM_ID"), std::string::npos)
       << no_comm.status().ToString();
 
   setenv("NEURON_RT_ROOT_COMM_ID", "127.0.0.1:29502", 1);
   ASSERT_NO_FATAL_FAILURE(Start("trn2.3xlarge", 1));
-  EXPECT_EQ(rt().LoadCollectiveModel(neff, 0, -1, 1, 1).status().code(), StatusCode::kInvalid);
-  StatusOr<model::Model*> one = rt().LoadCollectiveModel(neff, 0, -1, 0, 1);
+  EXPECT_EQ(rt().models().LoadCollective(neff, 0, -1, 1, 1).status().code(), StatusCode::kInvalid);
+  StatusOr<model::Model*> one = rt().models().LoadCollective(neff, 0, -1, 0, 1);
   ASSERT_TRUE(one.ok()) << one.status().ToString();
   std::vector<uint8_t> data(128 * 1024 * 4);
   for (size_t i = 0; i < data.size(); ++i) data[i] = uint8_t(i * 7 + 3);
@@ -136,11 +137,11 @@ TEST_F(TpMlpTest, APlainLoadIsRefusedAndAWorldOfOneAllReducesToItself) {
   Write(in, data);
   TensorSet* ins = NewSet();
   TensorSet* outs = NewSet();
-  ASSERT_TRUE(rt().AddToTensorSet(ins, "in", in).ok());
-  ASSERT_TRUE(rt().AddToTensorSet(outs, "out", out).ok());
+  ASSERT_TRUE(rt().tensors().AddToSet(ins, "in", in).ok());
+  ASSERT_TRUE(rt().tensors().AddToSet(outs, "out", out).ok());
   for (int e = 0; e < 2; ++e) {
-    ASSERT_TRUE(rt().MemsetTensor(out, 0, 0, data.size()).ok());
-    Status ran = rt().Execute(*one, ins, outs, 1);
+    ASSERT_TRUE(rt().tensors().Memset(out, 0, 0, data.size()).ok());
+    Status ran = rt().executions().Execute(*one, ins, outs, 1);
     ASSERT_TRUE(ran.ok()) << ran.ToString();
     // The sum over one rank is the input itself, bit for bit (NaN payloads included).
     EXPECT_EQ(Read(out, data.size()), data) << "execution " << e;
@@ -154,7 +155,7 @@ TEST_F(TpMlpTest, Lnc2PairInstructionsRunThroughTheRuntime) {
   ASSERT_TRUE(neff.ok()) << neff.status().ToString();
 
   ASSERT_NO_FATAL_FAILURE(Start("trn2.3xlarge", 2));
-  StatusOr<model::Model*> model = rt().LoadModel(*std::move(neff), 0, -1);
+  StatusOr<model::Model*> model = rt().models().Load(*std::move(neff), 0, -1);
   ASSERT_TRUE(model.ok()) << model.status().ToString();
   const size_t bytes = 128 * 64 * 4;
   std::vector<uint8_t> xs(bytes);
@@ -166,14 +167,14 @@ TEST_F(TpMlpTest, Lnc2PairInstructionsRunThroughTheRuntime) {
   Tensor* ty = NewTensor(bytes, "y");
   Tensor* tz = NewTensor(bytes, "z");
   Write(tx, xs);
-  ASSERT_TRUE(rt().MemsetTensor(ty, 0, 0xFF, bytes).ok());
-  ASSERT_TRUE(rt().MemsetTensor(tz, 0, 0xFF, bytes).ok());
+  ASSERT_TRUE(rt().tensors().Memset(ty, 0, 0xFF, bytes).ok());
+  ASSERT_TRUE(rt().tensors().Memset(tz, 0, 0xFF, bytes).ok());
   TensorSet* ins = NewSet();
   TensorSet* outs = NewSet();
-  ASSERT_TRUE(rt().AddToTensorSet(ins, "x", tx).ok());
-  ASSERT_TRUE(rt().AddToTensorSet(outs, "y", ty).ok());
-  ASSERT_TRUE(rt().AddToTensorSet(outs, "z", tz).ok());
-  Status ran = rt().Execute(*model, ins, outs, 1);
+  ASSERT_TRUE(rt().tensors().AddToSet(ins, "x", tx).ok());
+  ASSERT_TRUE(rt().tensors().AddToSet(outs, "y", ty).ok());
+  ASSERT_TRUE(rt().tensors().AddToSet(outs, "z", tz).ok());
+  Status ran = rt().executions().Execute(*model, ins, outs, 1);
   ASSERT_TRUE(ran.ok()) << ran.ToString();
   std::vector<uint8_t> ys = Read(ty, bytes), zs = Read(tz, bytes);
   for (size_t i = 0; i < 128 * 64; ++i) {
@@ -206,11 +207,11 @@ TEST_F(TpMlpTest, FourRanksMatchTheSingleCoreSample) {
     std::vector<uint8_t> bytes = samples::ToBytes(in[i]);
     Tensor* t = NewTensor(bytes.size(), single.inputs[i].name, 4);
     Write(t, bytes);
-    ASSERT_TRUE(rt().AddToTensorSet(one_in, single.inputs[i].name, t).ok());
+    ASSERT_TRUE(rt().tensors().AddToSet(one_in, single.inputs[i].name, t).ok());
   }
   Tensor* one_y = NewTensor(y_bytes, "y", 4);
-  ASSERT_TRUE(rt().AddToTensorSet(one_out, "y", one_y).ok());
-  Status ran = rt().Execute(one, one_in, one_out, 1);
+  ASSERT_TRUE(rt().tensors().AddToSet(one_out, "y", one_y).ok());
+  Status ran = rt().executions().Execute(one, one_in, one_out, 1);
   ASSERT_TRUE(ran.ok()) << ran.ToString();
   std::vector<uint8_t> single_y = Read(one_y, y_bytes);
 

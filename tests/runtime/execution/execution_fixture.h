@@ -51,32 +51,32 @@ class RuntimeFixture : public ::testing::Test {
 
   static model::Model* LoadSample(const std::string& name, int vnc = 0) {
     std::vector<uint8_t> bytes = ReadNeffFile(name);
-    StatusOr<model::Model*> m = rt().LoadModel(bytes, vnc, -1);
+    StatusOr<model::Model*> m = rt().models().Load(bytes, vnc, -1);
     EXPECT_TRUE(m.ok()) << name << ": " << m.status().ToString();
     return m.ok() ? *m : nullptr;
   }
 
   static Tensor* NewTensor(uint64_t size, const std::string& name, int vnc = 0,
                            Placement placement = Placement::kDevice) {
-    StatusOr<Tensor*> t = rt().AllocateTensor(placement, vnc, size, name);
+    StatusOr<Tensor*> t = rt().tensors().Allocate(placement, vnc, size, name);
     EXPECT_TRUE(t.ok()) << t.status().ToString();
     return t.ok() ? *t : nullptr;
   }
 
   static TensorSet* NewSet() {
-    StatusOr<TensorSet*> s = rt().AllocateTensorSet();
+    StatusOr<TensorSet*> s = rt().tensors().AllocateSet();
     EXPECT_TRUE(s.ok());
     return s.ok() ? *s : nullptr;
   }
 
   static void Write(Tensor* t, const std::vector<uint8_t>& bytes) {
-    Status s = rt().WriteTensor(t, bytes.data(), 0, bytes.size());
+    Status s = rt().tensors().Write(t, bytes.data(), 0, bytes.size());
     ASSERT_TRUE(s.ok()) << s.ToString();
   }
 
   static std::vector<uint8_t> Read(const Tensor* t, uint64_t size) {
     std::vector<uint8_t> out(size);
-    Status s = rt().ReadTensor(t, out.data(), 0, size);
+    Status s = rt().tensors().Read(t, out.data(), 0, size);
     EXPECT_TRUE(s.ok()) << s.ToString();
     return out;
   }

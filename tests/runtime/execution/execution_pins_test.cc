@@ -42,7 +42,7 @@ TEST_F(ExecutionPinsTest, FreeLoadAndUnloadCompleteWhileAnExecutionWaitsInAColle
   TensorSet* outs[2] = {};
   Tensor* ys[2] = {};
   for (int r = 0; r < 2; ++r) {
-    StatusOr<model::Model*> m = rt().LoadCollectiveModel(neff, r, -1, uint32_t(r), 2);
+    StatusOr<model::Model*> m = rt().models().LoadCollective(neff, r, -1, uint32_t(r), 2);
     ASSERT_TRUE(m.ok()) << m.status().ToString();
     ranks[r] = *m;
     Tensor* x = NewTensor(kBytes, "in", r);
@@ -50,59 +50,59 @@ TEST_F(ExecutionPinsTest, FreeLoadAndUnloadCompleteWhileAnExecutionWaitsInAColle
     ys[r] = NewTensor(kBytes, "out", r);
     ins[r] = NewSet();
     outs[r] = NewSet();
-    ASSERT_TRUE(rt().AddToTensorSet(ins[r], "in", x).ok());
-    ASSERT_TRUE(rt().AddToTensorSet(outs[r], "out", ys[r]).ok());
+    ASSERT_TRUE(rt().tensors().AddToSet(ins[r], "in", x).ok());
+    ASSERT_TRUE(rt().tensors().AddToSet(outs[r], "out", ys[r]).ok());
   }
   Tensor* unrelated = NewTensor(4096, "unrelated", 2);
   model::Model* other = LoadSample("vector_add_fp32", 3);
   ASSERT_NE(other, nullptr);
-  ASSERT_TRUE(rt().StartSysTrace(profiling::SysTraceConfig()).ok());
+  ASSERT_TRUE(rt().profiling().StartSysTrace(profiling::SysTraceConfig()).ok());
 
   std::atomic<bool> rank0_done{false};
   Status rank0 = Status::Ok();
   std::thread rank0_thread([&] {
-    rank0 = rt().Execute(ranks[0], ins[0], outs[0], 1);
+    rank0 = rt().executions().Execute(ranks[0], ins[0], outs[0], 1);
     rank0_done = true;
   });
   // Wait until rank 0's execution has begun: its nrt_execute start event is recorded once the
   // execution is bound, and rank 0 cannot finish before rank 1 runs.
   bool started = false;
   while (!started && !rank0_done) {
-    StatusOr<std::string> events = rt().FetchSysTrace({});
+    StatusOr<std::string> events = rt().profiling().FetchSysTrace({});
     ASSERT_TRUE(events.ok()) << events.status().ToString();
     started = events->find("\"nrt_execute\"") != std::string::npos;
     if (!started) std::this_thread::yield();
   }
   ASSERT_FALSE(rank0_done) << "rank 0 finished alone: " << rank0.ToString();
 
-  EXPECT_TRUE(rt().FreeTensor(unrelated).ok());
+  EXPECT_TRUE(rt().tensors().Free(unrelated).ok());
   StatusOr<model::Model*> loaded = [&] {
     std::vector<uint8_t> bytes = ReadNeffFile("vector_add_fp32");
-    return rt().LoadModel(bytes, 2, -1);
+    return rt().models().Load(bytes, 2, -1);
   }();
   EXPECT_TRUE(loaded.ok()) << loaded.status().ToString();
-  EXPECT_TRUE(rt().UnloadModel(other).ok());
+  EXPECT_TRUE(rt().models().Unload(other).ok());
   // Unloading the executing model itself returns at once too; the run keeps it until it ends.
-  EXPECT_TRUE(rt().UnloadModel(ranks[0]).ok());
+  EXPECT_TRUE(rt().models().Unload(ranks[0]).ok());
   EXPECT_FALSE(rank0_done) << "a free, load or unload waited for the execution";
 
   // The handles are dead at once; the new model is usable.
   uint8_t byte = 0;
-  EXPECT_EQ(rt().ReadTensor(unrelated, &byte, 0, 1).code(), StatusCode::kInvalidHandle);
-  EXPECT_EQ(rt().GetModelInfo(other).status().code(), StatusCode::kInvalidHandle);
-  EXPECT_EQ(rt().GetModelInfo(ranks[0]).status().code(), StatusCode::kInvalidHandle);
+  EXPECT_EQ(rt().tensors().Read(unrelated, &byte, 0, 1).code(), StatusCode::kInvalidHandle);
+  EXPECT_EQ(rt().models().Info(other).status().code(), StatusCode::kInvalidHandle);
+  EXPECT_EQ(rt().models().Info(ranks[0]).status().code(), StatusCode::kInvalidHandle);
   if (loaded.ok()) {
-    EXPECT_TRUE(rt().GetModelInfo(*loaded).ok());
+    EXPECT_TRUE(rt().models().Info(*loaded).ok());
   }
 
-  Status rank1 = rt().Execute(ranks[1], ins[1], outs[1], 1);
+  Status rank1 = rt().executions().Execute(ranks[1], ins[1], outs[1], 1);
   rank0_thread.join();
   EXPECT_TRUE(rank0.ok()) << rank0.ToString();
   EXPECT_TRUE(rank1.ok()) << rank1.ToString();
   const std::vector<uint8_t> sum = Floats(kBytes, 3.0f);
   EXPECT_EQ(Read(ys[0], kBytes), sum);
   EXPECT_EQ(Read(ys[1], kBytes), sum);
-  (void)rt().StopSysTrace();
+  (void)rt().profiling().StopSysTrace();
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Runtime::Execute beyond the samples' numbers: tensor-set checks made before anything runs,
+// Executions::Execute beyond the samples' numbers: tensor-set checks made before anything runs,
 // a deadlocking NEFF (NRT_TIMEOUT naming the stuck engine), repeat counts and execution
 // records, the NEURON_RT_EXEC_TIMEOUT setting and the TRNSIM_EXEC_REPORT line.
 #include <gmock/gmock.h>
@@ -37,20 +37,20 @@ class ExecutionTest : public RuntimeFixture {
       a[i] = static_cast<float>(i % 1000);
       b[i] = 0.5f * static_cast<float>(i % 7);
     }
-    ASSERT_TRUE(rt().WriteTensor(a_, a.data(), 0, kVectorAddBytes).ok());
-    ASSERT_TRUE(rt().WriteTensor(b_, b.data(), 0, kVectorAddBytes).ok());
+    ASSERT_TRUE(rt().tensors().Write(a_, a.data(), 0, kVectorAddBytes).ok());
+    ASSERT_TRUE(rt().tensors().Write(b_, b.data(), 0, kVectorAddBytes).ok());
   }
 
   void BindAll() {
-    ASSERT_TRUE(rt().AddToTensorSet(in_, "a", a_).ok());
-    ASSERT_TRUE(rt().AddToTensorSet(in_, "b", b_).ok());
-    ASSERT_TRUE(rt().AddToTensorSet(out_, "out", c_).ok());
+    ASSERT_TRUE(rt().tensors().AddToSet(in_, "a", a_).ok());
+    ASSERT_TRUE(rt().tensors().AddToSet(in_, "b", b_).ok());
+    ASSERT_TRUE(rt().tensors().AddToSet(out_, "out", c_).ok());
   }
 
   // out[i] must be a[i] + b[i].
   void ExpectSum(const Tensor* out) {
     std::vector<float> got(kVectorAddBytes / 4);
-    ASSERT_TRUE(rt().ReadTensor(out, got.data(), 0, kVectorAddBytes).ok());
+    ASSERT_TRUE(rt().tensors().Read(out, got.data(), 0, kVectorAddBytes).ok());
     for (size_t i = 0; i < got.size(); ++i) {
       float want = static_cast<float>(i % 1000) + 0.5f * static_cast<float>(i % 7);
       ASSERT_EQ(got[i], want) << "element " << i;
@@ -62,7 +62,7 @@ class ExecutionTest : public RuntimeFixture {
     std::vector<uint8_t> got = Read(out, kVectorAddBytes);
     EXPECT_EQ(std::count(got.begin(), got.end(), uint8_t{0x5A}),
               static_cast<long>(kVectorAddBytes));
-    EXPECT_EQ(rt().GetLastExecution(model_).status().code(), StatusCode::kInvalid);
+    EXPECT_EQ(rt().executions().Last(model_).status().code(), StatusCode::kInvalid);
   }
 
   model::Model* model_ = nullptr;
@@ -75,9 +75,9 @@ class ExecutionTest : public RuntimeFixture {
 
 TEST_F(ExecutionTest, RunsAndRecordsStats) {
   BindAll();
-  ASSERT_TRUE(rt().Execute(model_, in_, out_, 1).ok());
+  ASSERT_TRUE(rt().executions().Execute(model_, in_, out_, 1).ok());
   ExpectSum(c_);
-  StatusOr<ExecutionRecord> record = rt().GetLastExecution(model_);
+  StatusOr<ExecutionRecord> record = rt().executions().Last(model_);
   ASSERT_TRUE(record.ok());
   EXPECT_EQ(record->execution_count, 1u);
   ASSERT_EQ(record->last.cores.size(), 1u);
@@ -93,16 +93,16 @@ TEST_F(ExecutionTest, RunsAndRecordsStats) {
 }
 
 TEST_F(ExecutionTest, NotExecutedYetIsInvalid) {
-  StatusOr<ExecutionRecord> record = rt().GetLastExecution(model_);
+  StatusOr<ExecutionRecord> record = rt().executions().Last(model_);
   EXPECT_EQ(record.status().code(), StatusCode::kInvalid);
   EXPECT_THAT(record.status().message(), HasSubstr("has not been executed"));
 }
 
 TEST_F(ExecutionTest, MissingInputIsInvalidBeforeRunning) {
-  ASSERT_TRUE(rt().MemsetTensor(c_, 0, 0x5A, kVectorAddBytes).ok());
-  ASSERT_TRUE(rt().AddToTensorSet(in_, "a", a_).ok());
-  ASSERT_TRUE(rt().AddToTensorSet(out_, "out", c_).ok());
-  Status s = rt().Execute(model_, in_, out_, 1);
+  ASSERT_TRUE(rt().tensors().Memset(c_, 0, 0x5A, kVectorAddBytes).ok());
+  ASSERT_TRUE(rt().tensors().AddToSet(in_, "a", a_).ok());
+  ASSERT_TRUE(rt().tensors().AddToSet(out_, "out", c_).ok());
+  Status s = rt().executions().Execute(model_, in_, out_, 1);
   EXPECT_EQ(s.code(), StatusCode::kInvalid);
   EXPECT_THAT(s.message(), HasSubstr("input tensor 'b'"));
   EXPECT_THAT(s.message(), HasSubstr(std::to_string(kVectorAddBytes)));
@@ -111,20 +111,20 @@ TEST_F(ExecutionTest, MissingInputIsInvalidBeforeRunning) {
 }
 
 TEST_F(ExecutionTest, MissingOutputIsInvalid) {
-  ASSERT_TRUE(rt().AddToTensorSet(in_, "a", a_).ok());
-  ASSERT_TRUE(rt().AddToTensorSet(in_, "b", b_).ok());
-  ASSERT_TRUE(rt().AddToTensorSet(in_, "out", c_).ok());  // in the wrong set
-  Status s = rt().Execute(model_, in_, out_, 1);
+  ASSERT_TRUE(rt().tensors().AddToSet(in_, "a", a_).ok());
+  ASSERT_TRUE(rt().tensors().AddToSet(in_, "b", b_).ok());
+  ASSERT_TRUE(rt().tensors().AddToSet(in_, "out", c_).ok());  // in the wrong set
+  Status s = rt().executions().Execute(model_, in_, out_, 1);
   EXPECT_EQ(s.code(), StatusCode::kInvalid);
   EXPECT_THAT(s.message(), HasSubstr("output tensor 'out'"));
 }
 
 TEST_F(ExecutionTest, WrongSizeIsInvalidNamingBothSizes) {
-  ASSERT_TRUE(rt().MemsetTensor(c_, 0, 0x5A, kVectorAddBytes).ok());
+  ASSERT_TRUE(rt().tensors().Memset(c_, 0, 0x5A, kVectorAddBytes).ok());
   Tensor* small = NewTensor(kVectorAddBytes - 4, "b_small");
   BindAll();
-  ASSERT_TRUE(rt().AddToTensorSet(in_, "b", small).ok());  // replaces b
-  Status s = rt().Execute(model_, in_, out_, 1);
+  ASSERT_TRUE(rt().tensors().AddToSet(in_, "b", small).ok());  // replaces b
+  Status s = rt().executions().Execute(model_, in_, out_, 1);
   EXPECT_EQ(s.code(), StatusCode::kInvalid);
   EXPECT_THAT(s.message(), HasSubstr("input tensor 'b'"));
   EXPECT_THAT(s.message(), HasSubstr("expected " + std::to_string(kVectorAddBytes)));
@@ -135,24 +135,25 @@ TEST_F(ExecutionTest, WrongSizeIsInvalidNamingBothSizes) {
 TEST_F(ExecutionTest, ExtraNamesAreIgnored) {
   BindAll();
   Tensor* extra = NewTensor(64, "extra");
-  ASSERT_TRUE(rt().AddToTensorSet(in_, "not_an_input", extra).ok());
-  ASSERT_TRUE(rt().AddToTensorSet(out_, "not_an_output", extra).ok());
-  ASSERT_TRUE(rt().Execute(model_, in_, out_, 1).ok());
+  ASSERT_TRUE(rt().tensors().AddToSet(in_, "not_an_input", extra).ok());
+  ASSERT_TRUE(rt().tensors().AddToSet(out_, "not_an_output", extra).ok());
+  ASSERT_TRUE(rt().executions().Execute(model_, in_, out_, 1).ok());
   ExpectSum(c_);
 }
 
 TEST_F(ExecutionTest, SlicesAndHostTensorsBindTheirWindow) {
   // `a` is the second half of a bigger device tensor; `out` a host (VIRTUAL) tensor.
   Tensor* big = NewTensor(2 * kVectorAddBytes, "big");
-  ASSERT_TRUE(rt().CopyTensor(a_, 0, big, kVectorAddBytes, kVectorAddBytes).ok());
-  ASSERT_TRUE(rt().MemsetTensor(big, 0, 0x7F, kVectorAddBytes).ok());  // NaNs if misread
-  StatusOr<Tensor*> slice = rt().AllocateSlice(big, kVectorAddBytes, kVectorAddBytes, "a_view");
+  ASSERT_TRUE(rt().tensors().Copy(a_, 0, big, kVectorAddBytes, kVectorAddBytes).ok());
+  ASSERT_TRUE(rt().tensors().Memset(big, 0, 0x7F, kVectorAddBytes).ok());  // NaNs if misread
+  StatusOr<Tensor*> slice =
+      rt().tensors().AllocateSlice(big, kVectorAddBytes, kVectorAddBytes, "a_view");
   ASSERT_TRUE(slice.ok());
   Tensor* host_out = NewTensor(kVectorAddBytes, "out_host", 0, Placement::kVirtual);
-  ASSERT_TRUE(rt().AddToTensorSet(in_, "a", *slice).ok());
-  ASSERT_TRUE(rt().AddToTensorSet(in_, "b", b_).ok());
-  ASSERT_TRUE(rt().AddToTensorSet(out_, "out", host_out).ok());
-  ASSERT_TRUE(rt().Execute(model_, in_, out_, 1).ok());
+  ASSERT_TRUE(rt().tensors().AddToSet(in_, "a", *slice).ok());
+  ASSERT_TRUE(rt().tensors().AddToSet(in_, "b", b_).ok());
+  ASSERT_TRUE(rt().tensors().AddToSet(out_, "out", host_out).ok());
+  ASSERT_TRUE(rt().executions().Execute(model_, in_, out_, 1).ok());
   ExpectSum(host_out);
 }
 
@@ -164,12 +165,12 @@ TEST_F(ExecutionTest, HostInputsAndOutputsAreStagedInDeviceMemoryAndFreedAfter) 
   ASSERT_TRUE(a && b && out);
   Write(a, Read(a_, kVectorAddBytes));
   Write(b, Read(b_, kVectorAddBytes));
-  ASSERT_TRUE(rt().AddToTensorSet(in_, "a", a).ok());
-  ASSERT_TRUE(rt().AddToTensorSet(in_, "b", b).ok());
-  ASSERT_TRUE(rt().AddToTensorSet(out_, "out", out).ok());
+  ASSERT_TRUE(rt().tensors().AddToSet(in_, "a", a).ok());
+  ASSERT_TRUE(rt().tensors().AddToSet(in_, "b", b).ok());
+  ASSERT_TRUE(rt().tensors().AddToSet(out_, "out", out).ok());
   StatusOr<driver::HbmUsage> before = rt().device()->GetHbmUsage(0, 0);
   ASSERT_TRUE(before.ok());
-  ASSERT_TRUE(rt().Execute(model_, in_, out_, 2).ok());
+  ASSERT_TRUE(rt().executions().Execute(model_, in_, out_, 2).ok());
   ExpectSum(out);
   StatusOr<driver::HbmUsage> after = rt().device()->GetHbmUsage(0, 0);
   ASSERT_TRUE(after.ok());
@@ -179,33 +180,33 @@ TEST_F(ExecutionTest, HostInputsAndOutputsAreStagedInDeviceMemoryAndFreedAfter) 
 TEST_F(ExecutionTest, TheModelsProgramLivesOnTheDeviceUntilUnload) {
   driver::ProgramHandle program = model_->program_handle(0);
   ASSERT_NE(program, driver::kInvalidProgramHandle);
-  ASSERT_TRUE(rt().UnloadModel(model_).ok());
+  ASSERT_TRUE(rt().models().Unload(model_).ok());
   model_ = nullptr;
   EXPECT_EQ(rt().device()->UnloadProgram(program).code(), StatusCode::kInvalidHandle);
 }
 
 TEST_F(ExecutionTest, RepeatRunsEveryTime) {
   BindAll();
-  ASSERT_TRUE(rt().Execute(model_, in_, out_, 3).ok());
-  StatusOr<ExecutionRecord> record = rt().GetLastExecution(model_);
+  ASSERT_TRUE(rt().executions().Execute(model_, in_, out_, 3).ok());
+  StatusOr<ExecutionRecord> record = rt().executions().Last(model_);
   ASSERT_TRUE(record.ok());
   EXPECT_EQ(record->execution_count, 3u);
-  ASSERT_TRUE(rt().Execute(model_, in_, out_, 1).ok());
-  EXPECT_EQ(rt().GetLastExecution(model_)->execution_count, 4u);
+  ASSERT_TRUE(rt().executions().Execute(model_, in_, out_, 1).ok());
+  EXPECT_EQ(rt().executions().Last(model_)->execution_count, 4u);
   ExpectSum(c_);
-  EXPECT_EQ(rt().Execute(model_, in_, out_, 0).code(), StatusCode::kInvalid);
+  EXPECT_EQ(rt().executions().Execute(model_, in_, out_, 0).code(), StatusCode::kInvalid);
 }
 
 TEST_F(ExecutionTest, UnloadForgetsTheRecord) {
   BindAll();
-  ASSERT_TRUE(rt().Execute(model_, in_, out_, 1).ok());
-  ASSERT_TRUE(rt().UnloadModel(model_).ok());
-  EXPECT_EQ(rt().GetLastExecution(model_).status().code(), StatusCode::kInvalidHandle);
-  EXPECT_EQ(rt().Execute(model_, in_, out_, 1).code(), StatusCode::kInvalidHandle);
+  ASSERT_TRUE(rt().executions().Execute(model_, in_, out_, 1).ok());
+  ASSERT_TRUE(rt().models().Unload(model_).ok());
+  EXPECT_EQ(rt().executions().Last(model_).status().code(), StatusCode::kInvalidHandle);
+  EXPECT_EQ(rt().executions().Execute(model_, in_, out_, 1).code(), StatusCode::kInvalidHandle);
 }
 
 TEST_F(ExecutionTest, ReportLineWhenAsked) {
-  ASSERT_TRUE(rt().UnloadModel(model_).ok());
+  ASSERT_TRUE(rt().models().Unload(model_).ok());
   setenv("TRNSIM_EXEC_REPORT", "1", 1);
   ASSERT_NO_FATAL_FAILURE(Start("trn2.3xlarge", 1));
   model_ = LoadSample(kVectorAdd);
@@ -217,7 +218,7 @@ TEST_F(ExecutionTest, ReportLineWhenAsked) {
   BindAll();
   std::vector<std::string> lines;
   SetLogSinkForTesting([&](std::string_view line) { lines.emplace_back(line); });
-  Status s = rt().Execute(model_, in_, out_, 2);
+  Status s = rt().executions().Execute(model_, in_, out_, 2);
   SetLogSinkForTesting(nullptr);
   ASSERT_TRUE(s.ok()) << s.ToString();
   ASSERT_EQ(lines.size(), 2u);  // one per execution
@@ -249,18 +250,18 @@ wait S[7] >= 1 notify_end code=0
 TEST_F(ExecutionTest, DeadlockIsTimeoutNamingTheEngine) {
   StatusOr<neff::Neff> neff = kb::Assemble(kDeadlock);
   ASSERT_TRUE(neff.ok()) << neff.status().ToString();
-  StatusOr<model::Model*> model = rt().LoadModel(std::move(*neff), 0, -1);
+  StatusOr<model::Model*> model = rt().models().Load(std::move(*neff), 0, -1);
   ASSERT_TRUE(model.ok()) << model.status().ToString();
   Tensor* x = NewTensor(64, "x");
   Tensor* y = NewTensor(64, "y");
-  ASSERT_TRUE(rt().AddToTensorSet(in_, "x", x).ok());
-  ASSERT_TRUE(rt().AddToTensorSet(out_, "y", y).ok());
-  Status s = rt().Execute(*model, in_, out_, 1);
+  ASSERT_TRUE(rt().tensors().AddToSet(in_, "x", x).ok());
+  ASSERT_TRUE(rt().tensors().AddToSet(out_, "y", y).ok());
+  Status s = rt().executions().Execute(*model, in_, out_, 1);
   EXPECT_EQ(s.code(), StatusCode::kTimeout) << s.ToString();
   EXPECT_THAT(s.message(), HasSubstr("model 'deadlock' on logical core 0"));
   EXPECT_THAT(s.message(), HasSubstr("POOL"));
   EXPECT_THAT(s.message(), HasSubstr("S[7]"));
-  EXPECT_EQ(rt().GetLastExecution(*model).status().code(), StatusCode::kInvalid);
+  EXPECT_EQ(rt().executions().Last(*model).status().code(), StatusCode::kInvalid);
 }
 
 // A kernel that only ends, with a pointer to its input and a dge-table of input and output:
@@ -304,15 +305,15 @@ TEST_F(ExecutionTest, AddressTablesGetTheBoundTensors) {
   table.list = {x_id, y_id};
   sg.variables.push_back(ptr);
   sg.variables.push_back(table);
-  StatusOr<model::Model*> model = rt().LoadModel(std::move(*neff), 0, -1);
+  StatusOr<model::Model*> model = rt().models().Load(std::move(*neff), 0, -1);
   ASSERT_TRUE(model.ok()) << model.status().ToString();
   EXPECT_EQ(ReadWord((*model)->memory(0).Storage(20), 0), 0u);  // unbound at load
 
   Tensor* x = NewTensor(64, "x");
   Tensor* y_host = NewTensor(64, "y", 0, Placement::kVirtual);
-  ASSERT_TRUE(rt().AddToTensorSet(in_, "x", x).ok());
-  ASSERT_TRUE(rt().AddToTensorSet(out_, "y", y_host).ok());
-  ASSERT_TRUE(rt().Execute(*model, in_, out_, 1).ok());
+  ASSERT_TRUE(rt().tensors().AddToSet(in_, "x", x).ok());
+  ASSERT_TRUE(rt().tensors().AddToSet(out_, "y", y_host).ok());
+  ASSERT_TRUE(rt().executions().Execute(*model, in_, out_, 1).ok());
   uint64_t x_address = x->DeviceAllocation()->physical_address;
   EXPECT_NE(x_address, 0u);
   EXPECT_EQ(ReadWord((*model)->memory(0).Storage(20), 0), x_address);
@@ -321,8 +322,8 @@ TEST_F(ExecutionTest, AddressTablesGetTheBoundTensors) {
 
   // Rebinding x to another tensor rewrites the words at the next execution.
   Tensor* x2 = NewTensor(64, "x2");
-  ASSERT_TRUE(rt().AddToTensorSet(in_, "x", x2).ok());
-  ASSERT_TRUE(rt().Execute(*model, in_, out_, 1).ok());
+  ASSERT_TRUE(rt().tensors().AddToSet(in_, "x", x2).ok());
+  ASSERT_TRUE(rt().executions().Execute(*model, in_, out_, 1).ok());
   uint64_t x2_address = x2->DeviceAllocation()->physical_address;
   EXPECT_NE(x2_address, x_address);
   EXPECT_EQ(ReadWord((*model)->memory(0).Storage(20), 0), x2_address);

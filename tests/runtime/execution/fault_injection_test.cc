@@ -56,9 +56,9 @@ class FaultInjectionTest : public RuntimeFixture {
     Write(b, Filled(2.0f));
     s.inputs = NewSet();
     s.outputs = NewSet();
-    EXPECT_TRUE(rt().AddToTensorSet(s.inputs, "a", a).ok());
-    EXPECT_TRUE(rt().AddToTensorSet(s.inputs, "b", b).ok());
-    EXPECT_TRUE(rt().AddToTensorSet(s.outputs, "out", s.out).ok());
+    EXPECT_TRUE(rt().tensors().AddToSet(s.inputs, "a", a).ok());
+    EXPECT_TRUE(rt().tensors().AddToSet(s.inputs, "b", b).ok());
+    EXPECT_TRUE(rt().tensors().AddToSet(s.outputs, "out", s.out).ok());
     return s;
   }
 
@@ -66,7 +66,7 @@ class FaultInjectionTest : public RuntimeFixture {
     if (s.model == nullptr) return FailureError("no model");
     // Clear the output first, so a run that does not execute leaves no stale result.
     Write(s.out, Filled(0.0f));
-    return rt().Execute(s.model, s.inputs, s.outputs, 1);
+    return rt().executions().Execute(s.model, s.inputs, s.outputs, 1);
   }
 
   // Checks a fault kind that kills a core (or poisons its HBM stack), injected at the second
@@ -206,16 +206,16 @@ TEST_F(FaultInjectionTest, CorruptChangesOutputsSilentlyAndFailOnNanCatchesIt) {
 
 TEST_F(FaultInjectionTest, LoadOomFailsTheLoadAndKeepsNothing) {
   ASSERT_NO_FATAL_FAILURE(StartWith("load_oom:model=vector_add*,nc=1"));
-  StatusOr<VncMemoryStats> before = rt().GetVncMemoryStats(1);
+  StatusOr<VncMemoryStats> before = rt().tensors().MemoryStats(1);
   ASSERT_TRUE(before.ok());
   std::vector<uint8_t> neff = ReadNeffFile(kModel);
-  StatusOr<model::Model*> refused = rt().LoadModel(neff, 1, -1);
+  StatusOr<model::Model*> refused = rt().models().Load(neff, 1, -1);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().code(), StatusCode::kResource) << refused.status().ToString();
   EXPECT_NE(refused.status().message().find("Failed to allocate"), std::string::npos);
   EXPECT_NE(refused.status().message().find("usage: model code) on ND 0:NC 1"), std::string::npos)
       << refused.status().message();
-  StatusOr<VncMemoryStats> after = rt().GetVncMemoryStats(1);
+  StatusOr<VncMemoryStats> after = rt().tensors().MemoryStats(1);
   ASSERT_TRUE(after.ok());
   EXPECT_EQ(after->bytes_used, before->bytes_used);
   // Other cores load and run.

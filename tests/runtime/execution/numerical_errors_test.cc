@@ -63,10 +63,10 @@ class NumericalErrorsTest : public RuntimeFixture {
     Write(tb, Fp32Bytes(b));
     TensorSet* in = NewSet();
     TensorSet* out = NewSet();
-    EXPECT_TRUE(rt().AddToTensorSet(in, "a", ta).ok());
-    EXPECT_TRUE(rt().AddToTensorSet(in, "b", tb).ok());
-    EXPECT_TRUE(rt().AddToTensorSet(out, "out", to).ok());
-    Status ran = rt().Execute(model, in, out, 1);
+    EXPECT_TRUE(rt().tensors().AddToSet(in, "a", ta).ok());
+    EXPECT_TRUE(rt().tensors().AddToSet(in, "b", tb).ok());
+    EXPECT_TRUE(rt().tensors().AddToSet(out, "out", to).ok());
+    Status ran = rt().executions().Execute(model, in, out, 1);
     *out_bytes = Read(to, n * 4);
     return ran;
   }
@@ -101,10 +101,10 @@ TEST_F(NumericalErrorsTest, FailOnNanNamesTheOutputAndKeepsItsValues) {
 TEST_F(NumericalErrorsTest, TheSystemTraceGetsANumericalErrEventOfTheRun) {
   setenv("NEURON_FAIL_ON_NAN", "1", 1);
   ASSERT_NO_FATAL_FAILURE(Start("trn2.3xlarge", 1));
-  ASSERT_TRUE(rt().StartSysTrace(profiling::SysTraceConfig()).ok());
+  ASSERT_TRUE(rt().profiling().StartSysTrace(profiling::SysTraceConfig()).ok());
   std::vector<uint8_t> out;
   EXPECT_EQ(Run(&out).code(), StatusCode::kExecCompletedWithNumErr);
-  StatusOr<std::string> fetched = rt().FetchSysTrace({});
+  StatusOr<std::string> fetched = rt().profiling().FetchSysTrace({});
   ASSERT_TRUE(fetched.ok());
   nlohmann::json doc = nlohmann::json::parse(*fetched);
   std::vector<nlohmann::json> errors, running, runs;
@@ -126,7 +126,7 @@ TEST_F(NumericalErrorsTest, TheSystemTraceGetsANumericalErrEventOfTheRun) {
   EXPECT_GT(data["nc_timestamp_ns"].get<uint64_t>(),
             running[0]["data"]["nc_timestamp_ns"].get<uint64_t>());  // at the run's end
   EXPECT_EQ(runs[0]["data"]["status"], "NRT_EXEC_COMPLETED_WITH_NUM_ERR");
-  EXPECT_TRUE(rt().StopSysTrace().ok());
+  EXPECT_TRUE(rt().profiling().StopSysTrace().ok());
 }
 
 TEST_F(NumericalErrorsTest, VerbosityCriticalDoesTheSameAndAnUnknownValueFailsInit) {

@@ -1,4 +1,4 @@
-// Every sample NEFF (tools/samples/reference/samples.h) runs through Runtime::Execute on trn2
+// Every sample NEFF (tools/samples/reference/samples.h) runs through Executions::Execute on trn2
 // (trn2.3xlarge) and trn3 (trn3.48xlarge), at the sample's LNC, and its outputs match the
 // reference math within the sample's tolerance. matmul_bf16_4096 (137 GFLOP) runs in an
 // executable of its own (TRNSIM_BIG_SAMPLES) so it can be labelled and scheduled apart.
@@ -49,19 +49,19 @@ class SampleExecutionTest
       Tensor* t = NewTensor(bytes.size(), spec.inputs[i].name);
       ASSERT_NE(t, nullptr);
       ASSERT_NO_FATAL_FAILURE(Write(t, bytes));
-      ASSERT_TRUE(rt().AddToTensorSet(in, spec.inputs[i].name, t).ok());
+      ASSERT_TRUE(rt().tensors().AddToSet(in, spec.inputs[i].name, t).ok());
     }
     std::vector<Tensor*> outputs;
     for (size_t i = 0; i < spec.outputs.size(); ++i) {
       Tensor* t = NewTensor(want[i].bytes(), spec.outputs[i].name);
       ASSERT_NE(t, nullptr);
       // A sentinel, so an output the model never writes cannot pass by accident.
-      ASSERT_TRUE(rt().MemsetTensor(t, 0, 0xFF, want[i].bytes()).ok());
-      ASSERT_TRUE(rt().AddToTensorSet(out, spec.outputs[i].name, t).ok());
+      ASSERT_TRUE(rt().tensors().Memset(t, 0, 0xFF, want[i].bytes()).ok());
+      ASSERT_TRUE(rt().tensors().AddToSet(out, spec.outputs[i].name, t).ok());
       outputs.push_back(t);
     }
 
-    Status ran = rt().Execute(model, in, out, 1);
+    Status ran = rt().executions().Execute(model, in, out, 1);
     ASSERT_TRUE(ran.ok()) << spec.name << " on " << instance << ": " << ran.ToString();
 
     for (size_t i = 0; i < spec.outputs.size(); ++i) {
@@ -71,7 +71,7 @@ class SampleExecutionTest
       EXPECT_EQ(Mismatch(got, want[i], spec.tolerance), "ok") << spec.name << " on " << instance;
     }
 
-    StatusOr<ExecutionRecord> record = rt().GetLastExecution(model);
+    StatusOr<ExecutionRecord> record = rt().executions().Last(model);
     ASSERT_TRUE(record.ok()) << record.status().ToString();
     EXPECT_EQ(record->execution_count, 1u);
     EXPECT_GT(record->last.duration_ps, 0u);

@@ -28,11 +28,11 @@ class StochasticRoundingTest : public RuntimeFixture {
     Tensor* tx = NewTensor(x.size(), "x");
     Tensor* ty = NewTensor(x.size(), "y");
     Write(tx, x);
-    EXPECT_TRUE(rt().AddToTensorSet(ins, "x", tx).ok());
-    EXPECT_TRUE(rt().AddToTensorSet(outs, "y", ty).ok());
+    EXPECT_TRUE(rt().tensors().AddToSet(ins, "x", tx).ok());
+    EXPECT_TRUE(rt().tensors().AddToSet(outs, "y", ty).ok());
     std::vector<std::vector<uint8_t>> out;
     for (int i = 0; i < runs; ++i) {
-      Status s = rt().Execute(model, ins, outs, 1);
+      Status s = rt().executions().Execute(model, ins, outs, 1);
       EXPECT_TRUE(s.ok()) << s.ToString();
       out.push_back(Read(ty, x.size()));
     }

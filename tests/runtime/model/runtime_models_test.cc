@@ -52,12 +52,12 @@ class RuntimeModelsTest : public ::testing::Test {
   static Runtime& rt() { return Runtime::Get(); }
   static Status Init() { return rt().Init(kNoFramework, "test", "test"); }
   static uint64_t BytesUsed(int vnc) {
-    StatusOr<VncMemoryStats> stats = rt().GetVncMemoryStats(vnc);
+    StatusOr<VncMemoryStats> stats = rt().tensors().MemoryStats(vnc);
     EXPECT_TRUE(stats.ok());
     return stats.ok() ? stats->bytes_used : ~0ull;
   }
   static Model* MustLoad(neff::Neff neff, int vnc = 0) {
-    StatusOr<Model*> model = rt().LoadModel(std::move(neff), vnc, -1);
+    StatusOr<Model*> model = rt().models().Load(std::move(neff), vnc, -1);
     EXPECT_TRUE(model.ok()) << model.status().ToString();
     return model.ok() ? *model : nullptr;
   }
@@ -69,23 +69,23 @@ TEST_F(RuntimeModelsTest, LoadQueryUnload) {
   ASSERT_NE(model, nullptr);
   EXPECT_GT(BytesUsed(2), 0u);
   EXPECT_EQ(BytesUsed(0), 0u);
-  StatusOr<ModelInfo> info = rt().GetModelInfo(model);
+  StatusOr<ModelInfo> info = rt().models().Info(model);
   ASSERT_TRUE(info.ok());
   EXPECT_EQ(info->vnc, 2);
   EXPECT_EQ(info->vnc_count, 1u);
   EXPECT_EQ(info->instance_count, 1u);
-  StatusOr<std::vector<neff::TensorDecl>> tensors = rt().GetModelTensors(model);
+  StatusOr<std::vector<neff::TensorDecl>> tensors = rt().models().Tensors(model);
   ASSERT_TRUE(tensors.ok());
   EXPECT_EQ(*tensors, SmallNeff().tensors);
 
-  ASSERT_TRUE(rt().UnloadModel(model).ok());
+  ASSERT_TRUE(rt().models().Unload(model).ok());
   EXPECT_EQ(BytesUsed(2), 0u);
-  EXPECT_EQ(rt().UnloadModel(model).code(), StatusCode::kInvalidHandle);
-  EXPECT_EQ(rt().GetModelInfo(model).status().code(), StatusCode::kInvalidHandle);
-  EXPECT_EQ(rt().GetModelTensors(model).status().code(), StatusCode::kInvalidHandle);
-  EXPECT_EQ(rt().UnloadModel(nullptr).code(), StatusCode::kInvalid);
+  EXPECT_EQ(rt().models().Unload(model).code(), StatusCode::kInvalidHandle);
+  EXPECT_EQ(rt().models().Info(model).status().code(), StatusCode::kInvalidHandle);
+  EXPECT_EQ(rt().models().Tensors(model).status().code(), StatusCode::kInvalidHandle);
+  EXPECT_EQ(rt().models().Unload(nullptr).code(), StatusCode::kInvalid);
   int not_a_model = 0;
-  EXPECT_EQ(rt().UnloadModel(reinterpret_cast<Model*>(&not_a_model)).code(),
+  EXPECT_EQ(rt().models().Unload(reinterpret_cast<Model*>(&not_a_model)).code(),
             StatusCode::kInvalidHandle);
 }
 
@@ -98,8 +98,8 @@ TEST_F(RuntimeModelsTest, ModelIdsFollowLoadOrderAndAreNotReused) {
   ASSERT_TRUE(first != nullptr && second != nullptr);
   EXPECT_EQ(first->id(), 1u);
   EXPECT_EQ(second->id(), 2u);
-  EXPECT_EQ(rt().GetModelInfo(second)->model_id, 2u);
-  ASSERT_TRUE(rt().UnloadModel(first).ok());
+  EXPECT_EQ(rt().models().Info(second)->model_id, 2u);
+  ASSERT_TRUE(rt().models().Unload(first).ok());
   Model* third = MustLoad(SmallNeff(), 0);
   ASSERT_NE(third, nullptr);
   EXPECT_EQ(third->id(), 3u);
@@ -111,7 +111,7 @@ TEST_F(RuntimeModelsTest, ModelIdsFollowLoadOrderAndAreNotReused) {
 TEST_F(RuntimeModelsTest, LncComesFromTheEnvironment) {
   setenv("NEURON_LOGICAL_NC_CONFIG", "1", 1);
   ASSERT_TRUE(Init().ok());
-  Status status = rt().LoadModel(SmallNeff(2), 0, -1).status();
+  Status status = rt().models().Load(SmallNeff(2), 0, -1).status();
   EXPECT_EQ(status.code(), StatusCode::kInvalid);
   EXPECT_THAT(status.message(),
               HasSubstr("LNC mismatch: NEFF compiled for LNC=2, runtime uses LNC=1"));
@@ -125,21 +125,21 @@ TEST_F(RuntimeModelsTest, CloseUnloadsEveryModel) {
   Model* c = MustLoad(SmallNeff(), 3);
   ASSERT_TRUE(a && b && c);
   rt().Close();
-  EXPECT_EQ(rt().UnloadModel(a).code(), StatusCode::kClosed);
-  EXPECT_EQ(rt().GetModelInfo(a).status().code(), StatusCode::kClosed);
+  EXPECT_EQ(rt().models().Unload(a).code(), StatusCode::kClosed);
+  EXPECT_EQ(rt().models().Info(a).status().code(), StatusCode::kClosed);
   ASSERT_TRUE(Init().ok());
   EXPECT_EQ(BytesUsed(0), 0u);
   EXPECT_EQ(BytesUsed(3), 0u);
-  EXPECT_EQ(rt().UnloadModel(b).code(), StatusCode::kInvalidHandle);
+  EXPECT_EQ(rt().models().Unload(b).code(), StatusCode::kInvalidHandle);
   EXPECT_NE(MustLoad(SmallNeff(), 0), nullptr);
 }
 
 TEST_F(RuntimeModelsTest, ModelCallsNeedAnInitialisedRuntime) {
   ASSERT_TRUE(Init().ok());
   rt().Close();
-  EXPECT_EQ(rt().LoadModel(SmallNeff(), 0, -1).status().code(), StatusCode::kClosed);
+  EXPECT_EQ(rt().models().Load(SmallNeff(), 0, -1).status().code(), StatusCode::kClosed);
   std::vector<uint8_t> bytes = {1, 2, 3};
-  EXPECT_EQ(rt().LoadModel(std::span<const uint8_t>(bytes), 0, -1).status().code(),
+  EXPECT_EQ(rt().models().Load(std::span<const uint8_t>(bytes), 0, -1).status().code(),
             StatusCode::kClosed);
 }
 
@@ -149,21 +149,21 @@ TEST_F(RuntimeModelsTest, CheckExecution) {
   neff::Neff foreign_neff = SmallNeff();
   foreign_neff.subgraphs[0].engines = {Engine(isa::Engine::kPe, {9, 9, 9, 9})};
   Model* foreign = MustLoad(std::move(foreign_neff));
-  StatusOr<TensorSet*> in = rt().AllocateTensorSet();
-  StatusOr<TensorSet*> out = rt().AllocateTensorSet();
+  StatusOr<TensorSet*> in = rt().tensors().AllocateSet();
+  StatusOr<TensorSet*> out = rt().tensors().AllocateSet();
   ASSERT_TRUE(model && foreign && in.ok() && out.ok());
 
-  EXPECT_TRUE(rt().CheckExecution(model, *in, *out).ok());
-  Status status = rt().CheckExecution(foreign, *in, *out);
+  EXPECT_TRUE(rt().executions().Check(model, *in, *out).ok());
+  Status status = rt().executions().Check(foreign, *in, *out);
   EXPECT_EQ(status.code(), StatusCode::kInvalid);
   EXPECT_EQ(status.message(), model::kForeignModelMessage);
-  EXPECT_EQ(rt().CheckExecution(nullptr, *in, *out).code(), StatusCode::kInvalid);
-  EXPECT_EQ(rt().CheckExecution(model, nullptr, *out).code(), StatusCode::kInvalid);
-  EXPECT_EQ(rt().CheckExecution(model, *in, nullptr).code(), StatusCode::kInvalid);
-  ASSERT_TRUE(rt().DestroyTensorSet(*out).ok());
-  EXPECT_EQ(rt().CheckExecution(model, *in, *out).code(), StatusCode::kInvalidHandle);
-  ASSERT_TRUE(rt().UnloadModel(model).ok());
-  EXPECT_EQ(rt().CheckExecution(model, *in, *in).code(), StatusCode::kInvalidHandle);
+  EXPECT_EQ(rt().executions().Check(nullptr, *in, *out).code(), StatusCode::kInvalid);
+  EXPECT_EQ(rt().executions().Check(model, nullptr, *out).code(), StatusCode::kInvalid);
+  EXPECT_EQ(rt().executions().Check(model, *in, nullptr).code(), StatusCode::kInvalid);
+  ASSERT_TRUE(rt().tensors().DestroySet(*out).ok());
+  EXPECT_EQ(rt().executions().Check(model, *in, *out).code(), StatusCode::kInvalidHandle);
+  ASSERT_TRUE(rt().models().Unload(model).ok());
+  EXPECT_EQ(rt().executions().Check(model, *in, *in).code(), StatusCode::kInvalidHandle);
 }
 
 TEST_F(RuntimeModelsTest, MalformedValidateHashFailsInit) {
@@ -186,7 +186,7 @@ TEST_F(RuntimeModelsTest, NeffBytesKeepStreamsAndConstants) {
   neff.subgraphs[0].variables.back().referenced_var_id = 3;
   StatusOr<std::vector<uint8_t>> bytes = neff::WriteNeff(neff);
   ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
-  StatusOr<Model*> model = rt().LoadModel(std::span<const uint8_t>(*bytes), 1, 1);
+  StatusOr<Model*> model = rt().models().Load(std::span<const uint8_t>(*bytes), 1, 1);
   ASSERT_TRUE(model.ok()) << model.status().ToString();
   EXPECT_FALSE((*model)->foreign());
   EXPECT_EQ((*model)->programs().stream_count(), 2u);
@@ -203,7 +203,7 @@ TEST_F(RuntimeModelsTest, NeffBytesKeepStreamsAndConstants) {
   neff.subgraphs[1].engines = {Engine(isa::Engine::kAct, {0xDE, 0xAD, 0xBE, 0xEF})};
   bytes = neff::WriteNeff(neff);
   ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
-  model = rt().LoadModel(std::span<const uint8_t>(*bytes), 1, 1);
+  model = rt().models().Load(std::span<const uint8_t>(*bytes), 1, 1);
   ASSERT_TRUE(model.ok()) << model.status().ToString();
   EXPECT_TRUE((*model)->foreign());
 }
@@ -212,18 +212,18 @@ TEST_F(RuntimeModelsTest, LoadsFromNeffBytes) {
   ASSERT_TRUE(Init().ok());
   StatusOr<std::vector<uint8_t>> bytes = neff::WriteNeff(SmallNeff());
   ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
-  StatusOr<Model*> model = rt().LoadModel(std::span<const uint8_t>(*bytes), -1, -1);
+  StatusOr<Model*> model = rt().models().Load(std::span<const uint8_t>(*bytes), -1, -1);
   ASSERT_TRUE(model.ok()) << model.status().ToString();
-  EXPECT_EQ(*rt().GetModelTensors(*model), SmallNeff().tensors);
+  EXPECT_EQ(*rt().models().Tensors(*model), SmallNeff().tensors);
   EXPECT_EQ((*model)->vnc(), 0);
 
-  EXPECT_EQ(rt().LoadModel(std::span<const uint8_t>(), 0, -1).status().code(),
+  EXPECT_EQ(rt().models().Load(std::span<const uint8_t>(), 0, -1).status().code(),
             StatusCode::kInvalid);
   std::vector<uint8_t> garbage(4096, 0xA5);
-  EXPECT_EQ(rt().LoadModel(std::span<const uint8_t>(garbage), 0, -1).status().code(),
+  EXPECT_EQ(rt().models().Load(std::span<const uint8_t>(garbage), 0, -1).status().code(),
             StatusCode::kInvalid);
   std::vector<uint8_t> truncated(bytes->begin(), bytes->begin() + bytes->size() / 2);
-  EXPECT_EQ(rt().LoadModel(std::span<const uint8_t>(truncated), 0, -1).status().code(),
+  EXPECT_EQ(rt().models().Load(std::span<const uint8_t>(truncated), 0, -1).status().code(),
             StatusCode::kInvalid);
 }
 
@@ -235,13 +235,13 @@ TEST_F(RuntimeModelsTest, ValidateHashChecksThePayloadHash) {
   bad_hash[172] ^= 0xFF;  // header.hash (tools-driver-facts §5.2)
 
   ASSERT_TRUE(Init().ok());
-  EXPECT_TRUE(rt().LoadModel(std::span<const uint8_t>(bad_hash), 0, -1).ok());
+  EXPECT_TRUE(rt().models().Load(std::span<const uint8_t>(bad_hash), 0, -1).ok());
   rt().Close();
 
   setenv("NEURON_RT_VALIDATE_HASH", "true", 1);
   ASSERT_TRUE(Init().ok());
-  EXPECT_TRUE(rt().LoadModel(std::span<const uint8_t>(*bytes), 0, -1).ok());
-  EXPECT_EQ(rt().LoadModel(std::span<const uint8_t>(bad_hash), 0, -1).status().code(),
+  EXPECT_TRUE(rt().models().Load(std::span<const uint8_t>(*bytes), 0, -1).ok());
+  EXPECT_EQ(rt().models().Load(std::span<const uint8_t>(bad_hash), 0, -1).status().code(),
             StatusCode::kInvalid);
 }
 

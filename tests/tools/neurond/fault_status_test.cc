@@ -54,27 +54,28 @@ class FaultStatusTest : public testing::RuntimeClientTest {
     StatusOr<neff::Neff> neff = k.Build();
     EXPECT_TRUE(neff.ok()) << neff.status().ToString();
     if (!neff.ok()) return s;
-    StatusOr<runtime::model::Model*> model = rt().LoadModel(std::move(*neff), vnc, -1);
+    StatusOr<runtime::model::Model*> model = rt().models().Load(std::move(*neff), vnc, -1);
     EXPECT_TRUE(model.ok()) << model.status().ToString();
     if (!model.ok()) return s;
     s.model = *model;
-    s.in = *rt().AllocateTensorSet();
-    s.out = *rt().AllocateTensorSet();
+    s.in = *rt().tensors().AllocateSet();
+    s.out = *rt().tensors().AllocateSet();
     std::vector<uint16_t> ones(128 * 128, 0x3F80);  // bf16 1.0
     for (const char* name : {"a_t", "b", "c"}) {
       StatusOr<runtime::Tensor*> tensor =
-          rt().AllocateTensor(runtime::Placement::kDevice, vnc, kTensorBytes, name);
+          rt().tensors().Allocate(runtime::Placement::kDevice, vnc, kTensorBytes, name);
       EXPECT_TRUE(tensor.ok()) << tensor.status().ToString();
       if (!tensor.ok()) return s;
-      EXPECT_TRUE(rt().WriteTensor(*tensor, ones.data(), 0, kTensorBytes).ok());
+      EXPECT_TRUE(rt().tensors().Write(*tensor, ones.data(), 0, kTensorBytes).ok());
       if (std::string(name) == "c") s.c = *tensor;
-      EXPECT_TRUE(rt().AddToTensorSet(std::string(name) == "c" ? s.out : s.in, name, *tensor).ok());
+      EXPECT_TRUE(
+          rt().tensors().AddToSet(std::string(name) == "c" ? s.out : s.in, name, *tensor).ok());
     }
     return s;
   }
   static StatusCode Run(const Setup& s) {
     if (s.model == nullptr) return StatusCode::kFailure;
-    return rt().Execute(s.model, s.in, s.out, 1).code();
+    return rt().executions().Execute(s.model, s.in, s.out, 1).code();
   }
 
   // The runtime's session: the one with this process's pid and the most recent id.
@@ -109,9 +110,9 @@ TEST_F(FaultStatusTest, TheClientsFaultsThroughTheDaemonAndNeuronMonitorCountsTh
   ASSERT_NE(v1.c, nullptr);
   std::vector<uint8_t> clean(kTensorBytes), corrupted(kTensorBytes);
   EXPECT_EQ(Run(v1), StatusCode::kOk);
-  ASSERT_TRUE(rt().ReadTensor(v1.c, clean.data(), 0, kTensorBytes).ok());
+  ASSERT_TRUE(rt().tensors().Read(v1.c, clean.data(), 0, kTensorBytes).ok());
   EXPECT_EQ(Run(v1), StatusCode::kOk);
-  ASSERT_TRUE(rt().ReadTensor(v1.c, corrupted.data(), 0, kTensorBytes).ok());
+  ASSERT_TRUE(rt().tensors().Read(v1.c, corrupted.data(), 0, kTensorBytes).ok());
   int changed_words = 0;
   for (size_t i = 0; i < kTensorBytes; i += 4) {
     if (std::memcmp(&clean[i], &corrupted[i], 4) == 0) continue;

@@ -71,22 +71,22 @@ class ModelStatusTest : public testing::RuntimeClientTest {
 };
 
 TEST_F(ModelStatusTest, ModelsMemoryExecutionsAndCoreCountersOfARuntimeClient) {
-  StatusOr<runtime::model::Model*> model = rt().LoadModel(MatmulNeff(), 0, -1);
+  StatusOr<runtime::model::Model*> model = rt().models().Load(MatmulNeff(), 0, -1);
   ASSERT_TRUE(model.ok()) << model.status().ToString();
-  StatusOr<runtime::ModelInfo> info = rt().GetModelInfo(*model);
+  StatusOr<runtime::ModelInfo> info = rt().models().Info(*model);
   ASSERT_TRUE(info.ok());
   ASSERT_NE(info->model_id, 0u);
 
   constexpr uint64_t kBytes = 128 * 128 * 2;
-  runtime::TensorSet* in = *rt().AllocateTensorSet();
-  runtime::TensorSet* out = *rt().AllocateTensorSet();
+  runtime::TensorSet* in = *rt().tensors().AllocateSet();
+  runtime::TensorSet* out = *rt().tensors().AllocateSet();
   std::vector<uint16_t> ones(128 * 128, 0x3F80);  // bf16 1.0
   for (const char* name : {"a_t", "b", "c"}) {
     StatusOr<runtime::Tensor*> tensor =
-        rt().AllocateTensor(runtime::Placement::kDevice, 0, kBytes, name);
+        rt().tensors().Allocate(runtime::Placement::kDevice, 0, kBytes, name);
     ASSERT_TRUE(tensor.ok()) << tensor.status().ToString();
-    ASSERT_TRUE(rt().WriteTensor(*tensor, ones.data(), 0, kBytes).ok());
-    ASSERT_TRUE(rt().AddToTensorSet(std::string(name) == "c" ? out : in, name, *tensor).ok());
+    ASSERT_TRUE(rt().tensors().Write(*tensor, ones.data(), 0, kBytes).ok());
+    ASSERT_TRUE(rt().tensors().AddToSet(std::string(name) == "c" ? out : in, name, *tensor).ok());
   }
 
   // Two executions; what the runtime got back from each.
@@ -94,9 +94,9 @@ TEST_F(ModelStatusTest, ModelsMemoryExecutionsAndCoreCountersOfARuntimeClient) {
   std::vector<uint64_t> durations_ps;
   uint64_t flops = 0;  // of one execution: the same program on the same inputs each time
   for (int i = 0; i < kExecutions; ++i) {
-    Status ran = rt().Execute(*model, in, out, 1);
+    Status ran = rt().executions().Execute(*model, in, out, 1);
     ASSERT_TRUE(ran.ok()) << ran.ToString();
-    StatusOr<runtime::execution::ExecutionRecord> record = rt().GetLastExecution(*model);
+    StatusOr<runtime::execution::ExecutionRecord> record = rt().executions().Last(*model);
     ASSERT_TRUE(record.ok());
     durations_ps.push_back(record->last.duration_ps);
     ASSERT_EQ(record->last.cores.size(), 1u);  // LNC 1: one physical core
@@ -221,7 +221,7 @@ TEST_F(ModelStatusTest, ModelsMemoryExecutionsAndCoreCountersOfARuntimeClient) {
   EXPECT_GT(view->cores[core].busy_wall_ns, 0u);
 
   // Unloaded: the model and its memory go; the tensors stay, attributed to no model.
-  ASSERT_TRUE(rt().UnloadModel(*model).ok());
+  ASSERT_TRUE(rt().models().Unload(*model).ok());
   status = DaemonStatus();
   session = RuntimeSession(status);
   ASSERT_NE(session, nullptr);

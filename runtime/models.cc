@@ -1,25 +1,25 @@
-// Runtime: models — loading a NEFF (plain or as a collective rank), unloading, and the model
-// queries. A model is placed under its core's claim and the model registry's own lock; an
-// unload drops the registry's reference (model/model_registry.h).
+// Models: loading a NEFF (plain or as a collective rank), unloading, and the model queries
+// (models.h).
+#include "runtime/models.h"
+
 #include "common/log.h"
-#include "runtime/runtime.h"
+#include "runtime/collectives/host_collectives.h"
+#include "runtime/neff/neff_io.h"
 
 namespace trnsim::runtime {
 
-StatusOr<model::Model*> Runtime::LoadModel(std::span<const uint8_t> neff_bytes, int vnc,
-                                           int vnc_count) {
+StatusOr<model::Model*> Models::Load(std::span<const uint8_t> neff_bytes, int vnc, int vnc_count) {
   return LoadBytes(neff_bytes, vnc, vnc_count, std::nullopt);
 }
 
-StatusOr<model::Model*> Runtime::LoadBytes(std::span<const uint8_t> neff_bytes, int vnc,
-                                           int vnc_count,
-                                           std::optional<driver::CollectiveMembership> rank) {
+StatusOr<model::Model*> Models::LoadBytes(std::span<const uint8_t> neff_bytes, int vnc,
+                                          int vnc_count,
+                                          std::optional<driver::CollectiveMembership> rank) {
   const uint64_t started_ns = profiling::SysTraceRecorder::NowNs();
   neff::ReadOptions options;
   {
-    std::shared_lock lock(mutex_);
-    TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
-    options = read_options_;
+    TRNSIM_ASSIGN_OR_RETURN(Lifecycle::Shared session, lifecycle_.Share());
+    options = session->read_options;
   }
   if (neff_bytes.empty()) return InvalidError("the NEFF is 0 bytes");
   StatusOr<neff::Neff> neff = neff::ReadNeff(neff_bytes, options);
@@ -36,24 +36,24 @@ StatusOr<model::Model*> Runtime::LoadBytes(std::span<const uint8_t> neff_bytes, 
   return LoadParsed(std::move(*neff), vnc, vnc_count, started_ns, std::move(rank));
 }
 
-StatusOr<model::Model*> Runtime::LoadModel(neff::Neff neff, int vnc, int vnc_count) {
+StatusOr<model::Model*> Models::Load(neff::Neff neff, int vnc, int vnc_count) {
   return LoadParsed(std::move(neff), vnc, vnc_count, profiling::SysTraceRecorder::NowNs(),
                     std::nullopt);
 }
 
-StatusOr<model::Model*> Runtime::LoadParsed(neff::Neff neff, int vnc, int vnc_count,
-                                            uint64_t started_ns,
-                                            std::optional<driver::CollectiveMembership> rank) {
+StatusOr<model::Model*> Models::LoadParsed(neff::Neff neff, int vnc, int vnc_count,
+                                           uint64_t started_ns,
+                                           std::optional<driver::CollectiveMembership> rank) {
   const std::string name = neff.header.name;
   StatusOr<model::Model*> loaded = [&]() -> StatusOr<model::Model*> {
-    std::shared_lock lock(mutex_);
-    TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
-    TRNSIM_ASSIGN_OR_RETURN(model::Model * model, models_->Load(std::move(neff), vnc, vnc_count));
+    TRNSIM_ASSIGN_OR_RETURN(Lifecycle::Shared session, lifecycle_.Share());
+    TRNSIM_ASSIGN_OR_RETURN(model::Model * model,
+                            session->models->Load(std::move(neff), vnc, vnc_count));
     if (rank) {
       model->SetCollectiveRank(std::move(*rank));  // before anyone else can see the model
     } else if (model->programs().has_collectives()) {
       const int where = model->vnc();
-      Status unloaded = models_->Unload(model);
+      Status unloaded = session->models->Unload(model);
       if (!unloaded.ok()) {
         TRNSIM_LOG(Error, Nrt) << "unloading: " << unloaded.message();
       }
@@ -79,18 +79,16 @@ StatusOr<model::Model*> Runtime::LoadParsed(neff::Neff neff, int vnc, int vnc_co
   return loaded;
 }
 
-StatusOr<model::Model*> Runtime::LoadCollectiveModel(std::span<const uint8_t> neff_bytes, int vnc,
-                                                     int vnc_count, uint32_t rank,
-                                                     uint32_t world_size) {
+StatusOr<model::Model*> Models::LoadCollective(std::span<const uint8_t> neff_bytes, int vnc,
+                                               int vnc_count, uint32_t rank, uint32_t world_size) {
   if (world_size == 0 || rank >= world_size) {
     return InvalidError("rank " + std::to_string(rank) + " is not within a world of " +
                         std::to_string(world_size));
   }
   std::string root_comm_id;
   {
-    std::shared_lock lock(mutex_);
-    TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
-    root_comm_id = config_.root_comm_id;
+    TRNSIM_ASSIGN_OR_RETURN(Lifecycle::Shared session, lifecycle_.Share());
+    root_comm_id = session->config.root_comm_id;
   }
   TRNSIM_RETURN_IF_ERROR(collectives::CheckRootCommId(root_comm_id, "a collective NEFF"));
   TRNSIM_ASSIGN_OR_RETURN(model::Model * model, LoadBytes(neff_bytes, vnc, vnc_count,
@@ -102,24 +100,21 @@ StatusOr<model::Model*> Runtime::LoadCollectiveModel(std::span<const uint8_t> ne
   return model;
 }
 
-Status Runtime::UnloadModel(model::Model* model) {
-  std::shared_lock lock(mutex_);
-  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
+Status Models::Unload(model::Model* model) {
+  TRNSIM_ASSIGN_OR_RETURN(Lifecycle::Shared session, lifecycle_.Share());
   // The executor forgets the model when it is destroyed (here, or at its execution's end).
-  return models_->Unload(model);
+  return session->models->Unload(model);
 }
 
-StatusOr<ModelInfo> Runtime::GetModelInfo(const model::Model* handle) {
-  std::shared_lock lock(mutex_);
-  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
-  TRNSIM_ASSIGN_OR_RETURN(std::shared_ptr<const model::Model> model, models_->Pin(handle));
+StatusOr<ModelInfo> Models::Info(const model::Model* handle) {
+  TRNSIM_ASSIGN_OR_RETURN(Lifecycle::Shared session, lifecycle_.Share());
+  TRNSIM_ASSIGN_OR_RETURN(std::shared_ptr<const model::Model> model, session->models->Pin(handle));
   return ModelInfo{model->vnc(), model->vnc_count(), model->instance_count(), model->id()};
 }
 
-StatusOr<std::vector<neff::TensorDecl>> Runtime::GetModelTensors(const model::Model* handle) {
-  std::shared_lock lock(mutex_);
-  TRNSIM_RETURN_IF_ERROR(CheckInitializedLocked());
-  TRNSIM_ASSIGN_OR_RETURN(std::shared_ptr<const model::Model> model, models_->Pin(handle));
+StatusOr<std::vector<neff::TensorDecl>> Models::Tensors(const model::Model* handle) {
+  TRNSIM_ASSIGN_OR_RETURN(Lifecycle::Shared session, lifecycle_.Share());
+  TRNSIM_ASSIGN_OR_RETURN(std::shared_ptr<const model::Model> model, session->models->Pin(handle));
   return model->tensors();
 }
 
