@@ -67,6 +67,10 @@ struct PeerCall {
   uint64_t id = 0;
   PeerBuffer buffer;
   bool force = false;
+  // Not sent over the wire: who makes the call (simulator/collective/point_to_point.h,
+  // "Owners"). 0 for the calls of one process; neurond sets the caller's session id, so a comm
+  // or request is usable, and a core's ends closable, only by the session that made them.
+  uint64_t owner = 0;
 };
 // kOpen and kPost: id; kConnected: connected; kTest: request; kClose: nothing.
 struct PeerReply {

@@ -47,6 +47,7 @@ hub::PeerCall ToHub(const PeerCall& call) {
   out.id = call.id;
   out.buffer = hub::PeerBuffer{call.buffer.memory, call.buffer.offset, call.buffer.length};
   out.force = call.force;
+  out.owner = call.owner;
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <new>
 #include <utility>
 
 #include "simulator/collective/collective_compute.h"
@@ -105,7 +106,28 @@ Status Collectives(std::string message) {
   return Status(StatusCode::kExecHwErrCollectives, std::move(message));
 }
 
+Status OutOfMemory(const char* what) {
+  return ResourceError(std::string("collective hub: out of host memory ") + what);
+}
+
+Status CheckWorld(const InstanceSpec& spec, uint32_t rank, uint32_t world_size) {
+  if (world_size == 0 || rank >= world_size) {
+    return InvalidError("collective from rank " + std::to_string(rank) + " of a world of " +
+                        std::to_string(world_size));
+  }
+  if (world_size > MaxWorldSize(spec)) {
+    return InvalidError("collective world of " + std::to_string(world_size) +
+                        " ranks is larger than " + spec.type_name + " can hold (" +
+                        std::to_string(MaxWorldSize(spec)) + ", one rank per physical core)");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
+
+uint32_t MaxWorldSize(const InstanceSpec& spec) {
+  return static_cast<uint32_t>(std::max(spec.PhysicalCores(), 1));
+}
 
 class CollectiveHub::Impl {
  public:
@@ -114,6 +136,28 @@ class CollectiveHub::Impl {
 
   StatusOr<CollectiveOutcome> Run(const RankEndpoint& endpoint, const PortOptions& options,
                                   CollectiveCall call, uint64_t occurrence) {
+    try {
+      return RunUnguarded(endpoint, options, std::move(call), occurrence);
+    } catch (const std::bad_alloc&) {
+      return OutOfMemory("for a collective");
+    }
+  }
+
+  StatusOr<std::vector<uint8_t>> Host(const HostCollectiveCall& call, const PortOptions& options) {
+    try {
+      return HostUnguarded(call, options);
+    } catch (const std::bad_alloc&) {
+      return OutOfMemory("for a host collective");
+    }
+  }
+
+ private:
+  using Joined = std::pair<std::shared_ptr<Rendezvous>, size_t>;
+
+  StatusOr<CollectiveOutcome> RunUnguarded(const RankEndpoint& endpoint,
+                                           const PortOptions& options, CollectiveCall call,
+                                           uint64_t occurrence) {
+    TRNSIM_RETURN_IF_ERROR(CheckWorld(spec_, endpoint.rank, endpoint.world_size));
     TRNSIM_ASSIGN_OR_RETURN(std::vector<uint32_t> members,
                             GroupMembers(call.group, endpoint.world_size, endpoint.rank));
     TRNSIM_RETURN_IF_ERROR(ValidateCall(call, static_cast<uint32_t>(members.size())));
@@ -127,17 +171,17 @@ class CollectiveHub::Impl {
     std::unique_lock<std::mutex> lock(mutex_);
     TRNSIM_ASSIGN_OR_RETURN(auto joined, Join(key, label, members, endpoint.rank));
     auto [rv, position] = joined;
+    // Nothing below allocates: the rank is stored whole once Join has counted it.
     rv->calls[position] = std::move(call);
     rv->worlds[position] = endpoint.world_size;
     rv->chips[position] = endpoint.chip;
     return Arrive(lock, key, rv, position, options);
   }
 
-  StatusOr<std::vector<uint8_t>> Host(const HostCollectiveCall& call, const PortOptions& options) {
-    if (call.world_size == 0 || call.rank >= call.world_size) {
-      return InvalidError("host collective from rank " + std::to_string(call.rank) +
-                          " of a world of " + std::to_string(call.world_size));
-    }
+  StatusOr<std::vector<uint8_t>> HostUnguarded(const HostCollectiveCall& call,
+                                               const PortOptions& options) {
+    TRNSIM_RETURN_IF_ERROR(CheckWorld(spec_, call.rank, call.world_size));
+    HostCollectiveCall stored = call;  // copied before joining, moved in after
     std::vector<uint32_t> members(call.world_size);
     for (uint32_t r = 0; r < call.world_size; ++r) members[r] = r;
     Key key{call.communicator, true, call.sequence, 0, 0, 0};
@@ -148,15 +192,15 @@ class CollectiveHub::Impl {
     std::unique_lock<std::mutex> lock(mutex_);
     TRNSIM_ASSIGN_OR_RETURN(auto joined, Join(key, label, members, call.rank));
     auto [rv, position] = joined;
-    rv->host_calls[position] = call;
+    rv->host_calls[position] = std::move(stored);
     TRNSIM_ASSIGN_OR_RETURN(CollectiveOutcome outcome, Arrive(lock, key, rv, position, options));
     return std::move(outcome.output);
   }
 
- private:
-  using Joined = std::pair<std::shared_ptr<Rendezvous>, size_t>;
-
   // Under the lock: the rendezvous of `key` with `rank`'s slot, creating it on first arrival.
+  // All or nothing: a new rendezvous is built whole before it is put in open_, and the rank is
+  // marked present last, so a std::bad_alloc thrown here leaves open_ as it was (the caller's
+  // guard turns it into NRT_RESOURCE) and never a half-built entry another rank could trip on.
   StatusOr<Joined> Join(const Key& key, const std::string& label,
                         const std::vector<uint32_t>& members, uint32_t rank) {
     if (auto dead = tombstones_.find(key); dead != tombstones_.end()) {
@@ -171,19 +215,22 @@ class CollectiveHub::Impl {
       // A rank that was there when it failed, or a failure long past: a new meeting (a rerun).
       tombstones_.erase(dead);
     }
-    std::shared_ptr<Rendezvous>& slot = open_[key];
-    if (!slot) {
-      slot = std::make_shared<Rendezvous>();
-      slot->label = label;
-      slot->members = members;
+    std::shared_ptr<Rendezvous> rv;
+    if (auto open = open_.find(key); open != open_.end()) {
+      rv = open->second;
+    } else {
+      auto built = std::make_shared<Rendezvous>();
+      built->label = label;
+      built->members = members;
       const size_t g = members.size();
-      slot->present.assign(g, false);
-      slot->calls.resize(g);
-      slot->worlds.resize(g);
-      slot->chips.resize(g);
-      slot->host_calls.resize(g);
+      built->present.assign(g, false);
+      built->calls.resize(g);
+      built->worlds.resize(g);
+      built->chips.resize(g);
+      built->host_calls.resize(g);
+      open_.emplace(key, built);  // strong guarantee: on bad_alloc nothing is inserted
+      rv = std::move(built);
     }
-    std::shared_ptr<Rendezvous> rv = slot;
     if (rv->members != members) {
       Status s = Collectives(rv->label + ": rank " + std::to_string(rank) + " calls with group " +
                              GroupText(members) + " but the ranks already waiting with group " +
@@ -210,7 +257,15 @@ class CollectiveHub::Impl {
     if (rv->arrived == rv->members.size()) {
       rv->computing = true;
       lock.unlock();
-      Status status = key.host ? CompleteHost(*rv) : CompleteDevice(*rv);
+      Status status;
+      try {
+        status = key.host ? CompleteHost(*rv) : CompleteDevice(*rv);
+      } catch (const std::bad_alloc&) {
+        rv->outcomes.clear();
+        // Short enough for the string's inline buffer: building it cannot throw again, and the
+        // rendezvous must end (its waiters ignore their deadline while `computing`).
+        status = Status(StatusCode::kResource, "out of memory");
+      }
       lock.lock();
       rv->computing = false;
       Finish(key, *rv, std::move(status));
@@ -254,21 +309,31 @@ class CollectiveHub::Impl {
     if (rv.finished) return;
     rv.finished = true;
     if (auto it = open_.find(key); it != open_.end() && it->second.get() == &rv) open_.erase(it);
-    if (!status.ok()) {
+    if (!status.ok()) Remember(key, rv, status);
+    rv.failure = std::move(status);
+    rv.cv.notify_all();
+  }
+
+  // Under the lock: the tombstone of a failed rendezvous for its ranks that had not arrived.
+  // Out of memory, it is not kept (those ranks then wait for their own timeout): the waiters
+  // must be woken whatever happens here.
+  void Remember(const Key& key, const Rendezvous& rv, const Status& status) {
+    try {
       Tombstone t{status, {}, std::chrono::steady_clock::now() + kTombstoneLifetime};
       for (size_t p = 0; p < rv.members.size(); ++p) {
         if (!rv.present[p]) t.owed.push_back(rv.members[p]);
       }
-      if (!t.owed.empty() && tombstones_.insert_or_assign(key, std::move(t)).second) {
-        tombstone_order_.push_back(key);
-        if (tombstone_order_.size() > kMaxTombstones) {
-          tombstones_.erase(tombstone_order_.front());
-          tombstone_order_.pop_front();
-        }
+      if (t.owed.empty()) return;
+      tombstone_order_.push_back(key);
+      if (!tombstones_.insert_or_assign(key, std::move(t)).second) {
+        tombstone_order_.pop_back();
+      } else if (tombstone_order_.size() > kMaxTombstones) {
+        tombstones_.erase(tombstone_order_.front());
+        tombstone_order_.pop_front();
       }
+    } catch (const std::bad_alloc&) {
+      // Not remembered: the late ranks wait out their own timeout instead.
     }
-    rv.failure = std::move(status);
-    rv.cv.notify_all();
   }
 
   // Unlocked, with every member present: checks agreement, computes outputs and timing.

@@ -24,7 +24,13 @@
 // Timing: every member completes at max(arrival_ps over the members) + EstimateCollective's
 // duration for the members' placement (endpoint chip, call's physical core).
 // Bounds: a waiting rank looks at its cancel flag every 20 ms; the last 4,096 failed
-// rendezvous are remembered.
+// rendezvous are remembered. A world larger than MaxWorldSize(spec) is NRT_INVALID for the
+// calling rank, before anything is allocated for it.
+// Allocation failure: a call whose memory runs out (std::bad_alloc anywhere in it) returns
+// NRT_RESOURCE and leaves no half-built rendezvous: a rendezvous is built whole before other
+// ranks can see it, a rank counts as arrived only once its call is stored, and a completion that
+// runs out of memory fails the rendezvous for every rank (NRT_RESOURCE) instead of leaving them
+// waiting.
 //
 // Thread safety: all methods may be called from any thread; ports block only their caller.
 #pragma once
@@ -60,6 +66,13 @@ struct PortOptions {
   const std::atomic<bool>* cancel = nullptr;
 };
 inline constexpr std::chrono::milliseconds kDefaultCollectiveTimeout{600'000};
+
+// The largest world a communicator of `spec` can have: one rank per physical core. A rank runs
+// on a logical core of the instance (at least one physical core: LNC 1 gives the most), and the
+// ranks of a communicator meet only at their own instance's hub (docs/collectives.md), so a
+// larger world could never complete; refusing it keeps a caller from making the hub allocate
+// per-rank state for ranks that cannot exist (128 on a trn2.48xlarge).
+uint32_t MaxWorldSize(const InstanceSpec& spec);
 
 // Host-driven collectives: no instruction, no simulated time.
 enum class HostCollectiveKind : uint8_t { kBarrier, kAllGather };

@@ -10,11 +10,16 @@ std::string RouteText(int from, int to) {
   return "logical core " + std::to_string(from) + " -> " + std::to_string(to);
 }
 
+Status NotTheCallers(const char* what, uint64_t id) {
+  return InvalidError(std::string("point-to-point: ") + what + " " + std::to_string(id) +
+                      " belongs to another caller");
+}
+
 }  // namespace
 
 PeerExchange::PeerExchange(Copier copier) : copier_(std::move(copier)) {}
 
-StatusOr<uint64_t> PeerExchange::Open(PeerSide side, int lnc, int peer_lnc) {
+StatusOr<uint64_t> PeerExchange::Open(PeerSide side, int lnc, int peer_lnc, uint64_t owner) {
   if (lnc < 0 || peer_lnc < 0) {
     return InvalidError("point-to-point: logical core " + std::to_string(lnc) + " or peer " +
                         std::to_string(peer_lnc) + " is negative");
@@ -32,28 +37,31 @@ StatusOr<uint64_t> PeerExchange::Open(PeerSide side, int lnc, int peer_lnc) {
   const uint64_t id = next_id_++;
   Channel& channel = channels_[key];
   (side == PeerSide::kSend ? channel.send_comm : channel.recv_comm) = id;
-  comms_.emplace(id, Comm{side, lnc, key});
+  comms_.emplace(id, Comm{side, lnc, key, owner});
   return id;
 }
 
-StatusOr<bool> PeerExchange::Connected(uint64_t comm) {
+StatusOr<bool> PeerExchange::Connected(uint64_t comm, uint64_t owner) {
   std::lock_guard lock(mutex_);
   auto it = comms_.find(comm);
   if (it == comms_.end()) {
     return InvalidHandleError("point-to-point: comm " + std::to_string(comm) + " is not open");
   }
+  if (it->second.owner != owner) return NotTheCallers("comm", comm);
   const Channel& channel = channels_.at(it->second.channel);
   const bool send_there = channel.send_comm != 0 || channel.send_closed;
   const bool recv_there = channel.recv_comm != 0 || channel.recv_closed;
   return send_there && recv_there;
 }
 
-StatusOr<uint64_t> PeerExchange::Post(uint64_t comm, const PeerBuffer& buffer) {
+StatusOr<uint64_t> PeerExchange::Post(uint64_t comm, const PeerBuffer& buffer,
+                                      uint64_t owner) {
   std::lock_guard lock(mutex_);
   auto it = comms_.find(comm);
   if (it == comms_.end()) {
     return InvalidHandleError("point-to-point: comm " + std::to_string(comm) + " is not open");
   }
+  if (it->second.owner != owner) return NotTheCallers("comm", comm);
   const Comm& c = it->second;
   Channel& channel = channels_.at(c.channel);
   const auto& [sender, receiver, ordinal] = c.channel;
@@ -65,7 +73,7 @@ StatusOr<uint64_t> PeerExchange::Post(uint64_t comm, const PeerBuffer& buffer) {
                         RouteText(sender, receiver) + ") is not connected yet");
   }
   const uint64_t id = next_id_++;
-  Request& request = requests_.emplace(id, Request{comm, c.lnc, buffer, {}}).first->second;
+  Request& request = requests_.emplace(id, Request{comm, c.lnc, owner, buffer, {}}).first->second;
   const bool partner_closed = sending ? channel.recv_closed : channel.send_closed;
   if (partner_closed) {
     Complete(request,
@@ -114,23 +122,24 @@ void PeerExchange::Complete(Request& request, Status status, uint64_t bytes) {
   request.state.status = std::move(status);
 }
 
-StatusOr<PeerRequestState> PeerExchange::Test(uint64_t request) {
+StatusOr<PeerRequestState> PeerExchange::Test(uint64_t request, uint64_t owner) {
   std::lock_guard lock(mutex_);
   auto it = requests_.find(request);
   if (it == requests_.end()) {
     return InvalidHandleError("point-to-point: request " + std::to_string(request) +
                               " is not pending");
   }
+  if (it->second.owner != owner) return NotTheCallers("request", request);
   PeerRequestState state = it->second.state;
   if (state.done) requests_.erase(it);
   return state;
 }
 
-Status PeerExchange::Close(int lnc, bool force) {
+Status PeerExchange::Close(int lnc, bool force, uint64_t owner) {
   std::lock_guard lock(mutex_);
   std::vector<uint64_t> mine;
   for (const auto& [id, comm] : comms_) {
-    if (comm.lnc == lnc) mine.push_back(id);
+    if (comm.lnc == lnc && comm.owner == owner) mine.push_back(id);
   }
   if (!force) {
     for (uint64_t id : mine) {
@@ -178,7 +187,7 @@ Status PeerExchange::Close(int lnc, bool force) {
   }
   // Done requests of the closed ends that were never tested.
   for (auto it = requests_.begin(); it != requests_.end();) {
-    if (it->second.lnc == lnc && !comms_.count(it->second.comm)) {
+    if (it->second.lnc == lnc && it->second.owner == owner && !comms_.count(it->second.comm)) {
       it = requests_.erase(it);
     } else {
       ++it;
@@ -191,23 +200,23 @@ StatusOr<PeerReply> PeerExchange::Call(const PeerCall& call) {
   PeerReply reply;
   switch (call.op) {
     case PeerOp::kOpen: {
-      TRNSIM_ASSIGN_OR_RETURN(reply.id, Open(call.side, call.lnc, call.peer_lnc));
+      TRNSIM_ASSIGN_OR_RETURN(reply.id, Open(call.side, call.lnc, call.peer_lnc, call.owner));
       return reply;
     }
     case PeerOp::kConnected: {
-      TRNSIM_ASSIGN_OR_RETURN(reply.connected, Connected(call.id));
+      TRNSIM_ASSIGN_OR_RETURN(reply.connected, Connected(call.id, call.owner));
       return reply;
     }
     case PeerOp::kPost: {
-      TRNSIM_ASSIGN_OR_RETURN(reply.id, Post(call.id, call.buffer));
+      TRNSIM_ASSIGN_OR_RETURN(reply.id, Post(call.id, call.buffer, call.owner));
       return reply;
     }
     case PeerOp::kTest: {
-      TRNSIM_ASSIGN_OR_RETURN(reply.request, Test(call.id));
+      TRNSIM_ASSIGN_OR_RETURN(reply.request, Test(call.id, call.owner));
       return reply;
     }
     case PeerOp::kClose:
-      TRNSIM_RETURN_IF_ERROR(Close(call.lnc, call.force));
+      TRNSIM_RETURN_IF_ERROR(Close(call.lnc, call.force, call.owner));
       return reply;
   }
   return InvalidError("point-to-point: operation " + std::to_string(int(call.op)) + " is unknown");

@@ -16,6 +16,12 @@
 //
 // Ids: comm and request ids are exchange-wide, never reused, never 0. An unknown id is
 // NRT_INVALID_HANDLE. Test forgets a request once it reports it done.
+// Owners: every call names its caller (`owner`: 0 for the calls of one process; neurond passes
+// the session id, tools/neurond/README.md "Security model"). A comm belongs to the owner that
+// opened it and a request to the owner that posted it: Connected, Post and Test of an id of
+// another owner are NRT_INVALID and change nothing, and Close closes only the caller's ends of
+// the core. Ends of different owners still pair with each other (the two processes of a
+// transfer); who may open an end on which core is the caller's to check.
 // Limits: none here; the runtime (runtime/collectives/send_recv.h) applies AWS's per-core
 // limits. Timeouts: none here either — nothing blocks; callers poll.
 //
@@ -65,6 +71,7 @@ struct PeerCall {
   uint64_t id = 0;
   PeerBuffer buffer;
   bool force = false;
+  uint64_t owner = 0;  // the caller (see "Owners")
 };
 // kOpen and kPost: id; kConnected: connected; kTest: request; kClose: nothing.
 struct PeerReply {
@@ -82,20 +89,23 @@ class PeerExchange {
   explicit PeerExchange(Copier copier);
 
   // Opens `lnc`'s end of a channel with `peer_lnc` (send: lnc -> peer; recv: peer -> lnc) and
-  // returns its comm id. NRT_INVALID for a negative core or lnc == peer_lnc.
-  StatusOr<uint64_t> Open(PeerSide side, int lnc, int peer_lnc);
-  // Whether the comm's partner end has been opened. NRT_INVALID_HANDLE for an unknown comm.
-  StatusOr<bool> Connected(uint64_t comm);
+  // returns its comm id, owned by `owner`. NRT_INVALID for a negative core or lnc == peer_lnc.
+  StatusOr<uint64_t> Open(PeerSide side, int lnc, int peer_lnc, uint64_t owner = 0);
+  // Whether the comm's partner end has been opened. NRT_INVALID_HANDLE for an unknown comm,
+  // NRT_INVALID for another owner's.
+  StatusOr<bool> Connected(uint64_t comm, uint64_t owner = 0);
   // Posts the comm's next send (or receive) of `buffer` and returns the request id; the
   // transfer happens now if the partner's matching request is already posted.
-  // NRT_INVALID_HANDLE for an unknown comm; NRT_FAILURE for a comm not connected yet.
-  StatusOr<uint64_t> Post(uint64_t comm, const PeerBuffer& buffer);
-  // The request's state; a request reported done is forgotten. NRT_INVALID_HANDLE if unknown.
-  StatusOr<PeerRequestState> Test(uint64_t request);
-  // Closes every comm end `lnc` opened and forgets its requests. Unless `force`, NRT_FAILURE
-  // (and nothing closed) while one of them is unconnected or has a request not yet matched.
-  // The partner ends' unmatched requests complete with NRT_FAILURE.
-  Status Close(int lnc, bool force);
+  // NRT_INVALID_HANDLE for an unknown comm, NRT_INVALID for another owner's; NRT_FAILURE for a
+  // comm not connected yet.
+  StatusOr<uint64_t> Post(uint64_t comm, const PeerBuffer& buffer, uint64_t owner = 0);
+  // The request's state; a request reported done is forgotten. NRT_INVALID_HANDLE if unknown,
+  // NRT_INVALID (the request kept) if another owner's.
+  StatusOr<PeerRequestState> Test(uint64_t request, uint64_t owner = 0);
+  // Closes every comm end `owner` opened on `lnc` and forgets their requests. Unless `force`,
+  // NRT_FAILURE (and nothing closed) while one of them is unconnected or has a request not yet
+  // matched. The partner ends' unmatched requests complete with NRT_FAILURE.
+  Status Close(int lnc, bool force, uint64_t owner = 0);
   // Dispatches `call` to the method its op names; NRT_INVALID for an unknown op.
   StatusOr<PeerReply> Call(const PeerCall& call);
 
@@ -114,10 +124,12 @@ class PeerExchange {
     PeerSide side;
     int lnc;
     ChannelKey channel;
+    uint64_t owner;
   };
   struct Request {
     uint64_t comm;
     int lnc;
+    uint64_t owner;
     PeerBuffer buffer;
     PeerRequestState state;
   };

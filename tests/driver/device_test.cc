@@ -365,6 +365,9 @@ TEST_P(DeviceMemoryTest, PointToPointCopiesAcrossHbmStacksAndChecksMemory) {
   AllocationInfo dst = MustAllocate(4096, 1);
   std::vector<uint8_t> pattern = Pattern(4096, 9);
   ASSERT_TRUE(device_->Write(src.handle, 0, pattern.data(), pattern.size()).ok());
+  // Ends are opened on logical cores the caller holds (neurond checks; at the trn2.3xlarge's
+  // default LNC 2, logical cores 0 and 1 are physical cores 0-3).
+  ASSERT_TRUE(device_->AcquireCores(0, 4).ok());
   uint64_t send = OpenEnd(*device_, p2p::PeerSide::kSend, 0, 1);
   uint64_t recv = OpenEnd(*device_, p2p::PeerSide::kRecv, 1, 0);
   EXPECT_TRUE(Peer(*device_, p2p::PeerOp::kConnected, send)->connected);

@@ -9,6 +9,7 @@
 #include "common/log.h"
 #include "common/version.h"
 #include "driver/remote/convert.h"
+#include "simulator/collective/collective_hub.h"
 #include "tools/neurond/credentials.h"
 
 namespace trnsim::neurond {
@@ -43,6 +44,7 @@ NeurondService::NeurondService(driver::Device* device, ServiceOptions options)
       core_busy_wall_ns_(device->instance_spec().PhysicalCores(), 0),
       core_flops_(device->instance_spec().PhysicalCores(), 0),
       chip_errors_(device->instance_spec().chip_count),
+      communicators_(simulator::collective::MaxWorldSize(device->instance_spec())),
       reaper_([this] { ReapUnattached(); }) {
   const int read_method = google::protobuf::DescriptorPool::generated_pool()
                               ->FindServiceByName(v1::Neurond::service_full_name())
@@ -120,6 +122,7 @@ void NeurondService::EndSession(const std::shared_ptr<Session>& session, const c
   sessions_.Remove(session->identity().id);
   if (!released.ended) return;  // another caller ended it
   ClosePeers(session->identity().id);
+  communicators_.Release(session->identity().id);
   TRNSIM_LOG(Info, Tool) << "session " << session->identity().id << " closed (" << reason
                          << "): released " << released.cores << " cores, "
                          << released.allocations << " allocations (" << released.bytes

@@ -29,6 +29,12 @@
 // at completion), its models (its programs grouped by the client's model id) and its memory per
 // model (session.h).
 //
+// Collectives and point-to-point (README "Security model"): a session takes part in a
+// communicator only as ranks that are its own (communicators.h; HostCollective and Execute with
+// a CollectiveMembership bind them), within MaxWorldSize and kMaxHostAllGatherBytes; it opens
+// point-to-point ends only on logical cores it holds (LogicalCoreSize physical cores each), and
+// its comm and request ids are its own (PeerCall::owner). Refusals are NRT_INVALID, logged.
+//
 // Thread safety: gRPC calls the RPCs from many threads at once; all state is locked.
 #pragma once
 
@@ -48,6 +54,7 @@
 
 #include "driver/device.h"
 #include "proto/neurond.grpc.pb.h"
+#include "tools/neurond/communicators.h"
 #include "tools/neurond/session.h"
 #include "tools/neurond/session_table.h"
 
@@ -56,6 +63,11 @@ namespace trnsim::neurond {
 namespace v1 = ::trnsim::neurond::v1;
 
 inline constexpr char kSessionKeyMetadata[] = "trnsim-session-key";
+
+// The most bytes one host all-gather may return (world_size × each rank's input): the daemon
+// holds that once per rank while it replies, so a whole trn2.48xlarge (128 ranks) stays within
+// 2 GiB. A rank's input is also capped by the message size (one chunk and 64 KiB).
+inline constexpr uint64_t kMaxHostAllGatherBytes = uint64_t{16} << 20;
 
 struct ServiceOptions {
   std::string token;  // empty: the daemon has none
@@ -137,6 +149,13 @@ class NeurondService final : public v1::Neurond::Service {
   void EndSession(const std::shared_ptr<Session>& session, const char* reason);
   // The reaper thread: ends sessions that did not attach in time, until stop_reaper_.
   void ReapUnattached();
+  // Binds `rank` of `communicator` to the session (communicators.h); when the session ended
+  // meanwhile, forgets it again so no binding outlives its session.
+  trnsim::Status BindRank(const Session& session, const std::string& communicator, uint32_t rank,
+                          uint32_t world_size);
+  // Physical cores per logical core for point-to-point core ids: --lnc, else the instance's
+  // default LNC (the runtime's when NEURON_LOGICAL_NC_CONFIG is unset).
+  int LogicalCoreSize() const;
   // Closes, whatever is in flight, the point-to-point ends of every logical core the session
   // opened one on (service_peers.cc), so its peers' requests fail at once instead of timing
   // out. Called when the session ends.
@@ -168,6 +187,8 @@ class NeurondService final : public v1::Neurond::Service {
     uint64_t sram_ecc_uncorrected = 0;
   };
   std::vector<ChipErrors> chip_errors_;
+
+  Communicators communicators_;
 
   std::mutex peers_mutex_;  // guards peer_cores_
   // Session id -> the logical cores it opened point-to-point ends on.

@@ -5,6 +5,11 @@
 // remembers the logical cores each session opened ends on, and when the session ends (its
 // process exited or died) closes them with force: the peers' requests fail with NRT_FAILURE
 // rather than wait for their deadline.
+// Isolation (README "Security model"): an OPEN names a logical core the session holds (all of
+// its LogicalCoreSize physical cores) and a peer core of the instance, else NRT_INVALID; every
+// operation carries the session as the exchange's owner, so another session's comm and request
+// ids are NRT_INVALID (nothing changes) and a CLOSE closes only the session's own ends.
+#include <algorithm>
 #include <set>
 #include <string>
 #include <utility>
@@ -59,8 +64,28 @@ grpc::Status NeurondService::PointToPoint(grpc::ServerContext* context,
     call.peer_lnc = request->peer_lnc();
     call.id = request->id();
     call.force = request->force();
+    call.owner = session->identity().id;
     call.buffer.offset = request->offset();
     call.buffer.length = request->length();
+    if (call.op == PeerOp::kOpen) {
+      const int size = LogicalCoreSize();
+      const int logical_cores = device_->instance_spec().PhysicalCores() / size;
+      if (call.lnc < 0 || call.lnc >= logical_cores || call.peer_lnc < 0 ||
+          call.peer_lnc >= logical_cores) {
+        return InvalidError("point-to-point: logical core " + std::to_string(call.lnc) +
+                            " or peer " + std::to_string(call.peer_lnc) + " is not one of the " +
+                            std::to_string(logical_cores) + " logical cores of the instance (LNC " +
+                            std::to_string(size) + ")");
+      }
+      for (int physical = call.lnc * size; physical < (call.lnc + 1) * size; ++physical) {
+        if (!session->HoldsCore(physical)) {
+          return InvalidError("point-to-point: logical core " + std::to_string(call.lnc) +
+                              " (physical cores " + std::to_string(call.lnc * size) + "-" +
+                              std::to_string((call.lnc + 1) * size - 1) + " at LNC " +
+                              std::to_string(size) + ") is not held by this session");
+        }
+      }
+    }
     if (call.op == PeerOp::kPost) {
       TRNSIM_ASSIGN_OR_RETURN(Session::DeviceMemory memory,
                               session->Resolve(request->memory_handle()));
@@ -74,8 +99,12 @@ grpc::Status NeurondService::PointToPoint(grpc::ServerContext* context,
     }
     TRNSIM_ASSIGN_OR_RETURN(driver::PeerReply reply, device_->PointToPoint(call));
     if (call.op == PeerOp::kOpen) {
-      std::lock_guard lock(peers_mutex_);
-      peer_cores_[session->identity().id].insert(call.lnc);
+      {
+        std::lock_guard lock(peers_mutex_);
+        peer_cores_[session->identity().id].insert(call.lnc);
+      }
+      // Ended while opening: EndSession's ClosePeers may have run already; close it again.
+      if (session->closed()) ClosePeers(session->identity().id);
     }
     response->set_id(reply.id);
     response->set_connected(reply.connected);
@@ -88,6 +117,10 @@ grpc::Status NeurondService::PointToPoint(grpc::ServerContext* context,
   };
   Reply(*session, "PointToPoint", run(), response->mutable_status());
   return grpc::Status::OK;
+}
+
+int NeurondService::LogicalCoreSize() const {
+  return std::max(1, options_.lnc > 0 ? options_.lnc : device_->instance_spec().default_lnc);
 }
 
 void NeurondService::ClosePeers(uint64_t session_id) {
@@ -104,6 +137,7 @@ void NeurondService::ClosePeers(uint64_t session_id) {
     call.op = driver::PeerOp::kClose;
     call.lnc = lnc;
     call.force = true;
+    call.owner = session_id;
     trnsim::Status closed = device_->PointToPoint(call).status();
     if (!closed.ok()) {
       TRNSIM_LOG(Warn, Tool) << "session " << session_id

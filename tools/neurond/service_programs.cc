@@ -9,6 +9,7 @@
 // (chip_errors_, through the plan's injection observer: CountInjectedFault).
 #include <chrono>
 #include <limits>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -107,6 +108,10 @@ grpc::Status NeurondService::Execute(grpc::ServerContext* context,
     }
     TRNSIM_ASSIGN_OR_RETURN(driver::ExecutionRequestOptions options,
                             remote::ExecutionOptionsFromProto(request->options()));
+    if (options.collective) {
+      TRNSIM_RETURN_IF_ERROR(BindRank(*session, options.collective->communicator,
+                                      options.collective->rank, options.collective->world_size));
+    }
     TRNSIM_RETURN_IF_ERROR(session->PrepareExecution(&cores, &scope));
     options.cancel = session->cancel_flag();
     options.faults = session->faults();
@@ -169,8 +174,22 @@ grpc::Status NeurondService::Execute(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
-// Host-driven collectives: the session's process joins the instance's hub; the wait ends with
-// the session (its cancel flag), so a client that dies fails the others' barrier at once.
+trnsim::Status NeurondService::BindRank(const Session& session, const std::string& communicator,
+                                        uint32_t rank, uint32_t world_size) {
+  const uint64_t id = session.identity().id;
+  TRNSIM_RETURN_IF_ERROR(
+      communicators_.Bind(id, session.HeldCores().size(), communicator, rank, world_size));
+  if (session.closed()) {  // ended while binding: EndSession's Release may have run already
+    communicators_.Release(id);
+    return FailureError("session ended");
+  }
+  return trnsim::Status::Ok();
+}
+
+// Host-driven collectives: the session's process joins the instance's hub as a rank that is its
+// own (BindRank); the wait ends with the session (its cancel flag), so a client that dies fails
+// the others' barrier at once. Sizes are checked before anything is copied, and running out of
+// memory is NRT_RESOURCE with nothing left behind (the hub is all-or-nothing).
 grpc::Status NeurondService::HostCollective(grpc::ServerContext* context,
                                             const v1::HostCollectiveRequest* request,
                                             v1::HostCollectiveResponse* response) {
@@ -194,6 +213,20 @@ grpc::Status NeurondService::HostCollective(grpc::ServerContext* context,
     if (request->timeout_ms() > uint64_t(std::numeric_limits<Rep>::max())) {
       return InvalidError("HostCollectiveRequest.timeout_ms is out of range");
     }
+    const uint64_t input_bytes = request->input().size();
+    if (call.kind == driver::HostCollectiveKind::kBarrier && input_bytes != 0) {
+      return InvalidError("a host barrier carries no input (" + std::to_string(input_bytes) +
+                          " bytes given)");
+    }
+    // world_size is at most MaxWorldSize (checked by BindRank below, before this is used).
+    if (request->world_size() != 0 &&
+        input_bytes > kMaxHostAllGatherBytes / request->world_size()) {
+      return InvalidError("a host all_gather of " + std::to_string(request->world_size()) +
+                          " ranks × " + std::to_string(input_bytes) + " bytes is more than " +
+                          std::to_string(kMaxHostAllGatherBytes) + " bytes");
+    }
+    TRNSIM_RETURN_IF_ERROR(BindRank(*session, request->communicator(), request->rank(),
+                                    request->world_size()));
     call.communicator = request->communicator();
     call.rank = request->rank();
     call.world_size = request->world_size();
@@ -206,7 +239,14 @@ grpc::Status NeurondService::HostCollective(grpc::ServerContext* context,
     response->set_output(output.data(), output.size());
     return trnsim::Status::Ok();
   };
-  Reply(*session, "HostCollective", run(), response->mutable_status());
+  trnsim::Status status;
+  try {
+    status = run();
+  } catch (const std::bad_alloc&) {
+    response->clear_output();
+    status = ResourceError("out of host memory for a host collective");
+  }
+  Reply(*session, "HostCollective", status, response->mutable_status());
   return grpc::Status::OK;
 }
 

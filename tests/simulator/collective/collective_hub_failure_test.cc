@@ -195,5 +195,35 @@ TEST(CollectiveHubHost, MissingRankTimesOut) {
   EXPECT_TRUE(Contains(result.status(), "rank 1 of group [0,1]")) << result.status().message();
 }
 
+// Issue 20 F1: a world the instance cannot hold is refused before anything is allocated for it,
+// on every rank that names it, host and device collectives alike (MaxWorldSize: one rank per
+// physical core; 128 on a trn2.48xlarge). Before, 2,000,000 ranks allocated ~430 MiB and waited.
+TEST(CollectiveHubHost, AWorldLargerThanTheInstanceIsRefusedOnEveryRank) {
+  CollectiveHub hub(Trn2_48xl());
+  EXPECT_EQ(MaxWorldSize(Trn2_48xl()), 128u);
+  HostCollectiveCall call;
+  call.kind = HostCollectiveKind::kAllGather;
+  call.communicator = "huge";
+  call.world_size = 2'000'000;
+  call.input = {1, 2, 3, 4};
+  for (uint32_t rank : {0u, 1u, 1'999'999u}) {
+    call.rank = rank;
+    StatusOr<std::vector<uint8_t>> result = hub.HostCollective(call, {milliseconds(50), nullptr});
+    EXPECT_EQ(result.status().code(), StatusCode::kInvalid) << result.status().ToString();
+    EXPECT_TRUE(Contains(result.status(), "128")) << result.status().message();
+  }
+  call.world_size = 129;
+  call.rank = 0;
+  EXPECT_EQ(hub.HostCollective(call, {milliseconds(50), nullptr}).status().code(),
+            StatusCode::kInvalid);
+  auto port = hub.Attach({"huge", 0, 129, 0, 0}, {milliseconds(50), nullptr});
+  EXPECT_EQ(port->Run(AllReduce(2)).status().code(), StatusCode::kInvalid);
+  // The largest world is still served.
+  call.world_size = 128;
+  call.rank = 0;
+  EXPECT_EQ(hub.HostCollective(call, {milliseconds(1), nullptr}).status().code(),
+            StatusCode::kTimeout);
+}
+
 }  // namespace
 }  // namespace trnsim::simulator::collective

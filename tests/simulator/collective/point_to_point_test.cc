@@ -223,5 +223,45 @@ TEST_F(CollectivePeerExchange, CallDispatchesEveryOperation) {
   EXPECT_TRUE(exchange_.Call(close).ok());
 }
 
+// Owners (issue 20 F3): ends of two owners pair and move bytes, but neither can test, post on,
+// look at or close what the other opened or posted; a third owner on the same cores neither.
+TEST_F(CollectivePeerExchange, CommsAndRequestsBelongToTheirOwner) {
+  constexpr uint64_t kA = 7, kB = 8, kIntruder = 9;
+  StatusOr<uint64_t> send = exchange_.Open(PeerSide::kSend, 0, 1, kA);
+  StatusOr<uint64_t> recv = exchange_.Open(PeerSide::kRecv, 1, 0, kB);
+  ASSERT_TRUE(send.ok() && recv.ok());
+  EXPECT_EQ(exchange_.Connected(*send, kIntruder).status().code(), StatusCode::kInvalid);
+  EXPECT_EQ(exchange_.Connected(*send, 0).status().code(), StatusCode::kInvalid);
+  EXPECT_TRUE(*exchange_.Connected(*recv, kB));
+  // The intruder cannot post on either end (nothing is queued: the real send still pairs).
+  EXPECT_EQ(exchange_.Post(*recv, PeerBuffer{3, 0, 8}, kIntruder).status().code(),
+            StatusCode::kInvalid);
+  StatusOr<uint64_t> sent = exchange_.Post(*send, PeerBuffer{0, 0, 8}, kA);
+  StatusOr<uint64_t> received = exchange_.Post(*recv, PeerBuffer{1, 16, 8}, kB);
+  ASSERT_TRUE(sent.ok() && received.ok());
+  // Nor take its completion notice: the request stays for its owner.
+  EXPECT_EQ(exchange_.Test(*received, kIntruder).status().code(), StatusCode::kInvalid);
+  EXPECT_EQ(exchange_.Test(*received, kA).status().code(), StatusCode::kInvalid);
+  StatusOr<PeerRequestState> done = exchange_.Test(*received, kB);
+  ASSERT_TRUE(done.ok());
+  EXPECT_TRUE(done->done);
+  EXPECT_EQ(done->bytes, 8u);
+  EXPECT_EQ(0, std::memcmp(memory_[1].data() + 16, memory_[0].data(), 8));
+  // A forced close of core 0 by another owner closes none of A's ends.
+  EXPECT_TRUE(exchange_.Close(0, /*force=*/true, kIntruder).ok());
+  StatusOr<uint64_t> again = exchange_.Post(*send, PeerBuffer{0, 8, 4}, kA);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  StatusOr<uint64_t> again_recv = exchange_.Post(*recv, PeerBuffer{2, 0, 4}, kB);
+  ASSERT_TRUE(again_recv.ok());
+  StatusOr<PeerRequestState> second = exchange_.Test(*again_recv, kB);
+  ASSERT_TRUE(second.ok());
+  EXPECT_TRUE(second->done);
+  EXPECT_TRUE(second->status.ok()) << second->status.ToString();
+  // A's own close does close them.
+  EXPECT_TRUE(exchange_.Close(0, /*force=*/true, kA).ok());
+  EXPECT_EQ(exchange_.Post(*send, PeerBuffer{0, 0, 4}, kA).status().code(),
+            StatusCode::kInvalidHandle);
+}
+
 }  // namespace
 }  // namespace trnsim::simulator::collective

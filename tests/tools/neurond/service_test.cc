@@ -431,6 +431,15 @@ v1::PointToPointResponse PeerRpc(RawClient& client, const v1::PointToPointReques
 TEST_F(NeurondServiceTest, PointToPointChecksItsRequestsAndMovesBytesBetweenSessions) {
   auto sender = Connect();
   auto receiver = Connect();
+  // An end is opened on a logical core the session holds (2 physical cores at LNC 2).
+  for (auto [client, first] : {std::pair{sender.get(), 0}, std::pair{receiver.get(), 2}}) {
+    v1::CoreRange range;
+    range.set_first_physical_core(first);
+    range.set_count(2);
+    v1::AcquireCoresResponse acquired;
+    ASSERT_TRUE(client->stub().AcquireCores(client->Context().get(), range, &acquired).ok());
+    ASSERT_EQ(acquired.status().code(), kOk);
+  }
   v1::AllocateResponse src = Allocate(*sender, 1024);
   v1::AllocateResponse dst = Allocate(*receiver, 1024);
   ASSERT_EQ(src.status().code(), kOk);
