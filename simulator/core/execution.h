@@ -64,7 +64,7 @@ struct CoreRun {
 // below: the largest sample NEFF (the 137-GFLOP matmul_bf16_4096) runs ~63,000 events, the
 // others under 2,100 — the budget is over 4,000 times the largest.
 inline constexpr uint64_t kDefaultMaxEvents = uint64_t{1} << 28;  // 268,435,456
-inline constexpr uint64_t kFastestEventsPerSecond = 8'000'000;     // branch loop, idle host
+inline constexpr uint64_t kFastestEventsPerSecond = 8'000'000;    // branch loop, idle host
 
 struct ExecuteOptions {
   uint64_t max_events = kDefaultMaxEvents;  // scheduler events before NRT_TIMEOUT

@@ -25,8 +25,8 @@ uint64_t TraceEntryBytes(const TraceInstruction& instruction) {
 bool TraceRecorder::Admit(uint64_t bytes) {
   ExecutionTrace& t = *trace_;
   // recorded_bytes never passes max_bytes, so the subtraction cannot wrap.
-  if (!t.truncated && (t.events() >= t.limits.max_events ||
-                       bytes > t.limits.max_bytes - t.recorded_bytes)) {
+  if (!t.truncated &&
+      (t.events() >= t.limits.max_events || bytes > t.limits.max_bytes - t.recorded_bytes)) {
     t.truncated = true;
   }
   if (t.truncated) {

@@ -111,7 +111,7 @@ struct TraceSyncUpdate {
 // 50,000-instruction program ~50,000. 2^22 entries is 80 times such a program. 256 MiB bounds
 // the memory one execution's trace holds while it is recorded: an instruction entry is ~130
 // bytes with short operand text and ~300 with a DMA's, so it holds 0.9-2 million of them.
-inline constexpr uint64_t kDefaultTraceMaxEvents = uint64_t{1} << 22;  // 4,194,304 entries
+inline constexpr uint64_t kDefaultTraceMaxEvents = uint64_t{1} << 22;   // 4,194,304 entries
 inline constexpr uint64_t kDefaultTraceMaxBytes = uint64_t{256} << 20;  // 256 MiB
 
 // The most one trace records. Both limits apply: recording stops at whichever is reached first.

@@ -61,8 +61,9 @@ struct ExecutionSummary {
   uint64_t index = 0;
   std::string status;
   uint64_t total_ps = 0;  // the chip model's duration, or the last event's end without stats
-  bool truncated = false;       // the trace was cut at the recorder's limits
-  uint64_t dropped_events = 0;  // events not recorded past them
+  // The trace was cut at the recorder's limits; dropped_events were not recorded past them.
+  bool truncated = false;
+  uint64_t dropped_events = 0;
   std::vector<CoreSummary> cores;
   std::vector<QueueSummary> queues;           // queues that moved something
   std::vector<DmaEngineSummary> dma_engines;  // engines that served a transfer

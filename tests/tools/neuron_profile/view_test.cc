@@ -153,8 +153,9 @@ TEST(NeuronProfileViewTest, SummaryEqualsTheChipModelsCounters) {
     EXPECT_GE(s.stalls[i - 1].wait_ps, s.stalls[i].wait_ps);
 }
 
-// Issue 20 F2: a trace cut at the recorder's limits is marked in the profile file (events.truncated,
-// events.dropped_events), read back, and shown by the summaries; an uncut one has neither field.
+// Issue 20 F2: a trace cut at the recorder's limits is marked in the profile file
+// (events.truncated, events.dropped_events), read back, and shown by the summaries; an uncut one
+// has neither field.
 TEST(NeuronProfileViewTest, ATruncatedTraceIsMarkedInTheFileAndTheSummaries) {
   runtime::profiling::ProfileHeader header{"chain", 0, "trn2", "trn2.48xlarge"};
   const runtime::profiling::ProfiledExecution whole = RunTraced();

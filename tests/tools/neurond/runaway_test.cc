@@ -112,9 +112,9 @@ TEST_F(NeurondRunawayTest, ATracedEndlessLoopStopsAtTheEventBudgetWithItsTraceCa
   EXPECT_EQ(response.status().code(), kTimeout) << response.status().message();
   EXPECT_TRUE(response.trace().truncated());
   EXPECT_GT(response.trace().instructions_size(), 0);
-  EXPECT_LE(uint64_t(response.trace().instructions_size()) *
-                sizeof(simulator::core::TraceInstruction),
-            uint64_t{64} << 10);
+  EXPECT_LE(
+      uint64_t(response.trace().instructions_size()) * sizeof(simulator::core::TraceInstruction),
+      uint64_t{64} << 10);
   EXPECT_GT(response.trace().dropped_events(), 0u);
   ExpectServing(*client);
 }
