@@ -96,10 +96,10 @@ int main(int argc, char** argv) {
   app.add_option("--max-session-memory", options.service.max_session_memory_bytes,
                  "device memory one session may hold, in bytes (0: no limit)")
       ->capture_default_str();
-  app.add_option("--max-trace-events", options.service.trace_limits.max_events,
+  app.add_option("--max-trace-events", options.service.max_trace_events,
                  "events one execution's trace may record; past it the trace is truncated")
       ->capture_default_str();
-  app.add_option("--max-trace-bytes", options.service.trace_limits.max_bytes,
+  app.add_option("--max-trace-bytes", options.service.max_trace_bytes,
                  "host bytes one execution's trace may hold; past it the trace is truncated")
       ->capture_default_str();
   app.add_option("--max-exec-events", options.service.max_exec_events,

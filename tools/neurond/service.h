@@ -71,7 +71,8 @@ struct ServiceOptions {
   // Traces and runaway programs (README.md, "Security model"). What one Execute's recorded trace
   // may hold (ExecutionOptions.record_trace; simulator/core/trace.h): past it the trace is cut
   // and marked truncated.
-  simulator::core::TraceLimits trace_limits;
+  uint64_t max_trace_events = simulator::core::kDefaultTraceMaxEvents;
+  uint64_t max_trace_bytes = simulator::core::kDefaultTraceMaxBytes;
   // Scheduler events one execution may run before NRT_TIMEOUT; 0: the chip model's default
   // (simulator::core::kDefaultMaxEvents).
   uint64_t max_exec_events = 0;

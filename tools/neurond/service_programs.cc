@@ -114,7 +114,7 @@ grpc::Status NeurondService::Execute(grpc::ServerContext* context,
     options.max_events = options_.max_exec_events;
     options.max_host_time = options_.max_exec_time;
     simulator::core::ExecutionTrace trace;
-    trace.limits = options_.trace_limits;
+    trace.limits = {options_.max_trace_events, options_.max_trace_bytes};
     if (request->options().record_trace()) options.trace = &trace;
     session->BeginExecution(scope);
     reached_device = true;

@@ -308,18 +308,15 @@ TEST(TraceTest, ATraceStopsAtItsByteLimitWithItsReferencesIntact) {
     EXPECT_EQ(trace.events() + trace.dropped_events, full.events()) << cap;
     for (const TraceDma& d : trace.dmas) EXPECT_LT(d.instruction, trace.instructions.size());
     for (const TraceDmaPart& p : trace.dma_parts) EXPECT_LT(p.dma, trace.dmas.size());
-    for (const TraceSyncUpdate& u : trace.sync_updates) {
-      if (u.source.kind == TraceSource::Kind::kInstruction)
-        EXPECT_LT(u.source.index, trace.instructions.size());
-      if (u.source.kind == TraceSource::Kind::kDma) EXPECT_LT(u.source.index, trace.dmas.size());
-    }
+    // A source's index is valid in the list its kind names.
+    auto valid = [&](const TraceSource& s) {
+      return s.kind == TraceSource::Kind::kNone ||
+             (s.kind == TraceSource::Kind::kInstruction && s.index < trace.instructions.size()) ||
+             (s.kind == TraceSource::Kind::kDma && s.index < trace.dmas.size());
+    };
+    for (const TraceSyncUpdate& u : trace.sync_updates) EXPECT_TRUE(valid(u.source)) << cap;
     for (const TraceInstruction& t : trace.instructions)
-      for (const TraceWait& w : t.waits) {
-        if (w.satisfied_by.kind == TraceSource::Kind::kInstruction)
-          EXPECT_LT(w.satisfied_by.index, trace.instructions.size());
-        if (w.satisfied_by.kind == TraceSource::Kind::kDma)
-          EXPECT_LT(w.satisfied_by.index, trace.dmas.size());
-      }
+      for (const TraceWait& w : t.waits) EXPECT_TRUE(valid(w.satisfied_by)) << cap;
   }
   Core c;
   AddPipeline(c);

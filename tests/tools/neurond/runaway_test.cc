@@ -84,7 +84,7 @@ class NeurondRunawayTest : public NeurondServiceTest {
 // exactly the daemon's --max-trace-events, marked truncated, the rest counted.
 TEST_F(NeurondRunawayTest, ATracedEndlessLoopStopsAtTheEventBudgetWithItsTraceCapped) {
   ServiceOptions service{.token = kToken};
-  service.trace_limits.max_events = 1000;
+  service.max_trace_events = 1000;
   service.max_exec_events = 100000;
   StartDaemon(service);
   auto client = Connect();
@@ -103,7 +103,7 @@ TEST_F(NeurondRunawayTest, ATracedEndlessLoopStopsAtTheEventBudgetWithItsTraceCa
 
   // The byte limit alone: the recorded entries stay under it.
   ServiceOptions by_bytes{.token = kToken};
-  by_bytes.trace_limits.max_bytes = 64 << 10;
+  by_bytes.max_trace_bytes = 64 << 10;
   by_bytes.max_exec_events = 100000;
   client.reset();
   StartDaemon(by_bytes);
@@ -138,8 +138,8 @@ TEST_F(NeurondRunawayTest, TheHostTimeCeilingBoundsRequestsWithNoOrALongerTimeou
 
 TEST_F(NeurondRunawayTest, TheDefaultsAreTheDocumentedOnes) {
   const ServiceOptions defaults;
-  EXPECT_EQ(defaults.trace_limits.max_events, simulator::core::kDefaultTraceMaxEvents);
-  EXPECT_EQ(defaults.trace_limits.max_bytes, simulator::core::kDefaultTraceMaxBytes);
+  EXPECT_EQ(defaults.max_trace_events, simulator::core::kDefaultTraceMaxEvents);
+  EXPECT_EQ(defaults.max_trace_bytes, simulator::core::kDefaultTraceMaxBytes);
   EXPECT_EQ(defaults.max_exec_events, 0u);  // the chip model's kDefaultMaxEvents
   EXPECT_EQ(defaults.max_exec_time, std::chrono::hours(1));
 }
