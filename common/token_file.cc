@@ -2,7 +2,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <system_error>
 
 namespace trnsim {
 namespace {
@@ -19,13 +21,20 @@ Status CannotRead(const std::string& path, int error) {
 }  // namespace
 
 StatusOr<std::string> ReadTokenFile(const std::string& path) {
+  // A directory opens as a stream on Linux, and whether reading it then fails (EISDIR) or looks
+  // like an empty file depends on the C++ library, so it is told apart before reading.
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) {
+    return InvalidError("cannot read the token file " + path +
+                        ": it is a directory, not a file (give the file inside it)");
+  }
   errno = 0;
   std::ifstream file(path);
   if (!file) return CannotRead(path, errno);
   std::string token;
   errno = 0;
   std::getline(file, token);
-  if (file.bad()) return CannotRead(path, errno);  // e.g. a directory: EISDIR
+  if (file.bad()) return CannotRead(path, errno);
   while (!token.empty() && (token.back() == '\r' || token.back() == ' ' || token.back() == '\t')) {
     token.pop_back();
   }

@@ -4,9 +4,10 @@
 // sides agree on the format: the token is the file's first line without its trailing spaces,
 // tabs and carriage return.
 //
-// Errors (NRT_INVALID, the message naming the path): the file cannot be opened or read (the
-// system's reason: "No such file or directory", "Is a directory", "Permission denied" with a
-// hint about the file's group), or its first line is empty.
+// Errors (NRT_INVALID, the message naming the path): the path is a directory ("it is a
+// directory, not a file"), the file cannot be opened or read (the system's reason: "No such
+// file or directory", "Permission denied" with a hint about the file's group), or its first
+// line is empty.
 //
 // Thread safety: reentrant.
 #pragma once

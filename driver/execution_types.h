@@ -80,6 +80,15 @@ struct ExecutionRequestOptions {
   // (simulator/core/trace.h); the remote back end asks neurond to record it
   // (ExecutionOptions.record_trace) and fills it from the reply.
   simulator::core::ExecutionTrace* trace = nullptr;
+  // Not sent over the wire: the scheduler events the execution may run before NRT_TIMEOUT
+  // (simulator::core::ExecuteOptions::max_events); 0: the chip model's default. neurond sets
+  // its --max-exec-events.
+  uint64_t max_events = 0;
+  // Not sent over the wire: the longest the chip model may run in host time, whatever
+  // host_timeout says (also when it is 0: none); 0: no ceiling. Only the simulation is bounded
+  // by it — a collective's wait for other ranks keeps host_timeout. neurond sets its
+  // --max-exec-ms.
+  std::chrono::milliseconds max_host_time{0};
   // Not sent over the wire: the fault plan of the connection the execution belongs to
   // (driver/faults/fault_plan.h; neurond passes its session's). The back end applies it once
   // it has claimed the cores. Null: the device's own (DeviceOptions::faults), if any.

@@ -121,6 +121,8 @@ void ToProto(const core::ExecutionTrace& in, v1::ExecuteResponse::Trace* out) {
     o->set_time_ps(u.time_ps);
     ToProto(u.source, o->mutable_source());
   }
+  out->set_truncated(in.truncated);
+  out->set_dropped_events(in.dropped_events);
 }
 
 StatusOr<core::ExecutionTrace> TraceFromProto(const v1::ExecuteResponse::Trace& in) {
@@ -196,6 +198,8 @@ StatusOr<core::ExecutionTrace> TraceFromProto(const v1::ExecuteResponse::Trace& 
     o.time_ps = u.time_ps();
     TRNSIM_ASSIGN_OR_RETURN(o.source, SourceFromProto(u.source(), in, "sync_updates", item));
   }
+  out.truncated = in.truncated();
+  out.dropped_events = in.dropped_events();
   return out;
 }
 

@@ -220,6 +220,11 @@ StatusOr<simulator::core::ExecutionResult> SimDevice::Execute(
   Notify(Event::kRunning, claim.cores_);
   simulator::core::ExecuteOptions execute_options;
   execute_options.host_timeout = options.host_timeout;
+  if (options.max_host_time.count() > 0 &&
+      (options.host_timeout.count() == 0 || options.host_timeout > options.max_host_time)) {
+    execute_options.host_timeout = options.max_host_time;
+  }
+  if (options.max_events != 0) execute_options.max_events = options.max_events;
   execute_options.cancel = options.cancel;
   execute_options.trace = options.trace;
   std::unique_ptr<simulator::collective::CollectivePort> port;

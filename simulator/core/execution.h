@@ -55,8 +55,19 @@ struct CoreRun {
   reference::HbmView* hbm = nullptr;      // the core's view of HBM variables
 };
 
+// The scheduler-event budget of one execution (ExecuteOptions::max_events), the deterministic
+// bound on a program that never ends, whatever its host timeout (docs/decisions.md,
+// "NEURON_RT_EXEC_TIMEOUT"). A scheduler event is one instruction's issue or completion, or one
+// DMA step; the cheapest are a register or branch instruction's, so a `branch`-to-self loop is
+// the fastest way to spend the budget: at kFastestEventsPerSecond (an idle modern host core;
+// a loaded 2-core VM runs ~1.3 M/s) 2^28 events take ~34 s of host time. Real kernels stay far
+// below: the largest sample NEFF (the 137-GFLOP matmul_bf16_4096) runs ~63,000 events, the
+// others under 2,100 — the budget is over 4,000 times the largest.
+inline constexpr uint64_t kDefaultMaxEvents = uint64_t{1} << 28;  // 268,435,456
+inline constexpr uint64_t kFastestEventsPerSecond = 8'000'000;    // branch loop, idle host
+
 struct ExecuteOptions {
-  uint64_t max_events = uint64_t{1} << 32;  // scheduler events before NRT_TIMEOUT
+  uint64_t max_events = kDefaultMaxEvents;  // scheduler events before NRT_TIMEOUT
   // Host time before NRT_TIMEOUT (NEURON_RT_EXEC_TIMEOUT); zero: unlimited.
   std::chrono::milliseconds host_timeout{0};
   bool validate = true;  // isa::ValidateProgram each program first

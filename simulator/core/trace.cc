@@ -8,8 +8,41 @@
 
 namespace trnsim::simulator::core {
 
+namespace {
+
+uint64_t HeapBytes(const std::string& s) {
+  // A std::string keeps up to 15 characters inline (libstdc++'s small-string buffer).
+  return s.capacity() > 15 ? s.capacity() + 1 : 0;
+}
+
+}  // namespace
+
+uint64_t TraceEntryBytes(const TraceInstruction& instruction) {
+  return sizeof(TraceInstruction) + HeapBytes(instruction.opcode) +
+         HeapBytes(instruction.operands) + instruction.waits.capacity() * sizeof(TraceWait);
+}
+
+bool TraceRecorder::Admit(uint64_t bytes) {
+  ExecutionTrace& t = *trace_;
+  // recorded_bytes never passes max_bytes, so the subtraction cannot wrap.
+  if (!t.truncated &&
+      (t.events() >= t.limits.max_events || bytes > t.limits.max_bytes - t.recorded_bytes)) {
+    t.truncated = true;
+  }
+  if (t.truncated) {
+    ++t.dropped_events;
+    return false;
+  }
+  t.recorded_bytes += bytes;
+  return true;
+}
+
 uint32_t TraceRecorder::Issue(isa::Engine engine, uint32_t pc, const isa::Instruction& inst,
                               TimePs now_ps, DurationPs wait_ps) {
+  if (trace_->truncated) {  // skip formatting the text of an event that is not recorded
+    ++trace_->dropped_events;
+    return kNotRecorded;
+  }
   TraceInstruction t;
   t.core = core_;
   t.engine = engine;
@@ -35,6 +68,7 @@ uint32_t TraceRecorder::Issue(isa::Engine engine, uint32_t pc, const isa::Instru
   for (const isa::SyncWait& w : inst.Waits()) wait_on(w.kind != isa::WaitKind::kSemaphore, w.index);
   if (inst.opcode == isa::Opcode::kSemWait) wait_on(false, inst.index);
   if (inst.opcode == isa::Opcode::kEventWait) wait_on(true, inst.index);
+  if (!Admit(TraceEntryBytes(t))) return kNotRecorded;
   trace_->instructions.push_back(std::move(t));
   return uint32_t(trace_->instructions.size() - 1);
 }
@@ -50,12 +84,14 @@ uint32_t TraceRecorder::Segment(isa::Engine engine, std::string opcode, std::str
   t.start_ps = start_ps;
   t.duration_ps = duration_ps;
   t.wait_ps = wait_ps;
+  if (!Admit(TraceEntryBytes(t))) return kNotRecorded;
   trace_->instructions.push_back(std::move(t));
   return uint32_t(trace_->instructions.size() - 1);
 }
 
 void TraceRecorder::SyncUpdate(bool event, uint32_t index, uint32_t value, TimePs now_ps,
                                TraceSource source) {
+  if (!Admit(sizeof(TraceSyncUpdate))) return;
   const uint16_t i = uint16_t(index % 256);
   (event ? last_event_ : last_semaphore_)[i] = source;
   trace_->sync_updates.push_back({core_, event, i, value, now_ps, source});
@@ -63,6 +99,7 @@ void TraceRecorder::SyncUpdate(bool event, uint32_t index, uint32_t value, TimeP
 
 uint32_t TraceRecorder::DmaSubmitted(int queue, uint64_t bytes, isa::Memory source,
                                      isa::Memory destination, uint32_t instruction, TimePs now_ps) {
+  if (!Admit(sizeof(TraceDma))) return kNotRecorded;
   TraceDma d;
   d.core = core_;
   d.queue = queue;
@@ -76,20 +113,31 @@ uint32_t TraceRecorder::DmaSubmitted(int queue, uint64_t bytes, isa::Memory sour
 }
 
 uint32_t TraceRecorder::AddPass(uint32_t instruction, TimePs start_ps, DurationPs duration_ps) {
+  if (instruction == kNotRecorded || trace_->truncated) {
+    ++trace_->dropped_events;
+    return kNotRecorded;
+  }
   TraceInstruction pass = trace_->instructions[instruction];
   pass.start_ps = start_ps;
   pass.duration_ps = duration_ps;
   pass.wait_ps = 0;
   pass.waits.clear();
+  pass.waits.shrink_to_fit();
+  if (!Admit(TraceEntryBytes(pass))) return kNotRecorded;
   trace_->instructions.push_back(std::move(pass));
   return uint32_t(trace_->instructions.size() - 1);
 }
 
 void TraceRecorder::DmaLanded(uint32_t dma, TimePs end_ps, const DmaLanding& landing) {
+  if (dma == kNotRecorded) {
+    trace_->dropped_events += landing.parts.size();
+    return;
+  }
   trace_->dmas[dma].start_ps = landing.start_ps;
   trace_->dmas[dma].end_ps = end_ps;
   for (const DmaPartRecord& p : landing.parts)
-    trace_->dma_parts.push_back({dma, p.engine, p.bytes, p.start_ps, p.end_ps});
+    if (Admit(sizeof(TraceDmaPart)))
+      trace_->dma_parts.push_back({dma, p.engine, p.bytes, p.start_ps, p.end_ps});
 }
 
 DurationPs TraceEngineBusyPs(const ExecutionTrace& trace, int core, isa::Engine engine) {

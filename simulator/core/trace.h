@@ -22,6 +22,15 @@
 // the union of its instructions' [start, start + duration) intervals, exactly the chip model's
 // EngineStats::busy_ps (TraceEngineBusyPs).
 //
+// Bounded: a trace records at most ExecutionTrace::limits (TraceLimits: a number of entries of
+// the four kinds together, and their estimated host memory), so an execution that runs long —
+// an endless loop stopped only by its event budget or host timeout — cannot make its recorder
+// grow without end (in neurond too, which records on its clients' behalf). The first event that
+// would pass a limit and every event after it are not recorded but counted: `truncated` is set,
+// `dropped_events` says how many. Truncation is a prefix cut, so every index in the recorded
+// part (sources, a transfer's instruction, a part's transfer) refers to a recorded entry.
+// Updates of an entry already recorded (its duration, a transfer's landing time) still apply.
+//
 // Thread safety: none; filled by the execution's thread, read after Execute returns.
 #pragma once
 
@@ -97,18 +106,59 @@ struct TraceSyncUpdate {
   TraceSource source;
 };
 
+// Defaults of TraceLimits. The largest sample NEFF (the 137-GFLOP matmul_bf16_4096) records
+// about 27,000 entries and the others under 1,000 (~250 bytes each in the profile file); a
+// 50,000-instruction program ~50,000. 2^22 entries is 80 times such a program. 256 MiB bounds
+// the memory one execution's trace holds while it is recorded: an instruction entry is ~130
+// bytes with short operand text and ~300 with a DMA's, so it holds 0.9-2 million of them.
+inline constexpr uint64_t kDefaultTraceMaxEvents = uint64_t{1} << 22;   // 4,194,304 entries
+inline constexpr uint64_t kDefaultTraceMaxBytes = uint64_t{256} << 20;  // 256 MiB
+
+// The most one trace records. Both limits apply: recording stops at whichever is reached first.
+struct TraceLimits {
+  // Entries of instructions, dmas, dma_parts and sync_updates together; 0 records nothing.
+  uint64_t max_events = kDefaultTraceMaxEvents;
+  // Their estimated host memory (TraceEntryBytes: the entries and the strings and waits they
+  // own; the vectors' spare capacity can add up to as much again).
+  uint64_t max_bytes = kDefaultTraceMaxBytes;
+};
+
 struct ExecutionTrace {
   std::vector<TraceInstruction> instructions;
   std::vector<TraceDma> dmas;
   std::vector<TraceDmaPart> dma_parts;  // per landed transfer, its engines in engine order
   std::vector<TraceSyncUpdate> sync_updates;
 
-  void Clear() { *this = ExecutionTrace(); }
+  // Set by the trace's owner before the execution; Clear() keeps it.
+  TraceLimits limits;
+  // A limit was reached: the events from the first one past it on were not recorded.
+  bool truncated = false;
+  uint64_t dropped_events = 0;  // how many were not recorded
+  uint64_t recorded_bytes = 0;  // TraceEntryBytes of the recorded entries
+
+  uint64_t events() const {
+    return instructions.size() + dmas.size() + dma_parts.size() + sync_updates.size();
+  }
+  // Empties the trace for a new execution, keeping its limits.
+  void Clear() {
+    const TraceLimits kept = limits;
+    *this = ExecutionTrace();
+    limits = kept;
+  }
 };
+
+// The host memory an entry holds (its struct, and the heap of its strings and waits): what
+// TraceLimits::max_bytes counts.
+uint64_t TraceEntryBytes(const TraceInstruction& instruction);
+
+// The index TraceRecorder returns for an event it did not record (the trace was truncated);
+// every TraceRecorder method taking an index ignores it.
+inline constexpr uint32_t kNotRecorded = 0xFFFFFFFFu;
 
 // TraceRecorder: the chip model's side of the trace. One per core of an execution (the DMA
 // transfers of every core go to the same ExecutionTrace); it remembers, per semaphore and event,
-// the last update, so each wait can name the update it saw.
+// the last update, so each wait can name the update it saw. It applies the trace's limits: past
+// them, the methods that add an entry return kNotRecorded and count the event as dropped.
 class TraceRecorder {
  public:
   TraceRecorder(ExecutionTrace* trace, int core) : trace_(trace), core_(core) {}
@@ -122,7 +172,7 @@ class TraceRecorder {
   uint32_t Segment(isa::Engine engine, std::string opcode, std::string operands, TimePs start_ps,
                    DurationPs duration_ps, DurationPs wait_ps);
   void SetDuration(uint32_t instruction, DurationPs duration_ps) {
-    trace_->instructions[instruction].duration_ps = duration_ps;
+    if (instruction != kNotRecorded) trace_->instructions[instruction].duration_ps = duration_ps;
   }
   // A further pass of `instruction` as the hardware issues it (an fp32 matmul is two
   // instructions there, simulator/core/pe_pipeline.h): a copy of its entry with its own start
@@ -137,6 +187,10 @@ class TraceRecorder {
   void DmaLanded(uint32_t dma, TimePs end_ps, const DmaLanding& landing);
 
  private:
+  // Whether an entry of `bytes` may be added; false (and one more dropped event) once a limit
+  // is reached. Truncation is sticky: nothing is added after the first refusal.
+  bool Admit(uint64_t bytes);
+
   ExecutionTrace* trace_;
   int core_;
   std::array<TraceSource, 256> last_semaphore_{};

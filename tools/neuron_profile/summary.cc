@@ -73,6 +73,8 @@ ExecutionSummary Summarize(const ProfileDocument& profile, const ExecutionRecord
   ExecutionSummary s;
   s.index = x.index;
   s.status = x.status;
+  s.truncated = x.truncated;
+  s.dropped_events = x.dropped_events;
   // Cores in the stats' order when there are stats, else in order of appearance.
   for (const CoreCounters& c : x.cores) CoreOf(s.cores, c.core);
   uint64_t last_end = 0;
@@ -169,6 +171,13 @@ std::string SummaryText(const ProfileDocument& profile) {
                   (unsigned long long)s.index, s.status.c_str(), double(s.total_ps) / 1e12,
                   double(s.total_ps) / 1e6);
     out += line;
+    if (s.truncated) {
+      std::snprintf(line, sizeof(line),
+                    "  trace truncated: %llu events dropped past the recorder's limit; busy "
+                    "times and counts below cover the recorded part\n",
+                    (unsigned long long)s.dropped_events);
+      out += line;
+    }
     for (const CoreSummary& c : s.cores) {
       std::snprintf(line, sizeof(line),
                     "  core %d  (HBM read %llu B, write %llu B; DMA active %.3f us, %.2f%%)\n",
@@ -266,6 +275,8 @@ std::string SummaryJson(const ProfileDocument& profile) {
                 {"status", s.status},
                 {"total_time_ps", s.total_ps},
                 {"total_time", double(s.total_ps) / 1e12},
+                {"trace_truncated", s.truncated},
+                {"dropped_events", s.dropped_events},
                 {"cores", std::move(cores)},
                 {"dma_queues", std::move(queues)},
                 {"dma_engines", std::move(dma_engines)},

@@ -5,6 +5,8 @@
 // carried data for or only signalled; HBM traffic; and the dominant stalls — which engine
 // waited on which semaphores/events, for how long in total (docs/profiling.md §5); and when the
 // instructions carry kernel source lines (source_map.h), what each line cost (line_summary.h).
+// A trace the recorder's limits cut (simulator/core/trace.h, TraceLimits) is said so, with the
+// number of events it dropped: its busy times and counts then cover only the recorded part.
 #pragma once
 
 #include <cstdint>
@@ -59,6 +61,9 @@ struct ExecutionSummary {
   uint64_t index = 0;
   std::string status;
   uint64_t total_ps = 0;  // the chip model's duration, or the last event's end without stats
+  // The trace was cut at the recorder's limits; dropped_events were not recorded past them.
+  bool truncated = false;
+  uint64_t dropped_events = 0;
   std::vector<CoreSummary> cores;
   std::vector<QueueSummary> queues;           // queues that moved something
   std::vector<DmaEngineSummary> dma_engines;  // engines that served a transfer

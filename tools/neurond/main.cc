@@ -4,6 +4,8 @@
 //   neurond --listen ADDR --instance TYPE [--lnc N] [--token-file F] [--allow-remote]
 //           [--tls-cert PEM --tls-key PEM]
 //           [--max-sessions N] [--max-session-memory BYTES] [--shutdown-grace-ms MS]
+//           [--max-trace-events N] [--max-trace-bytes BYTES] [--max-exec-events N]
+//           [--max-exec-ms MS]
 //   neurond --version | --help
 //
 // Started by systemd socket activation (LISTEN_PID/LISTEN_FDS, socket_activation.h) it serves
@@ -74,6 +76,7 @@ int main(int argc, char** argv) {
   std::string listen, instance_name, token_file, tls_cert, tls_key;
   neurond::DaemonOptions options;
   int64_t grace_ms = 10000;
+  int64_t max_exec_ms = options.service.max_exec_time.count();
   app.add_option("--listen", listen,
                  "unix:PATH, 127.0.0.1:PORT, [::1]:PORT or localhost:PORT (PORT 0: any free); "
                  "required unless systemd passes the socket");
@@ -92,6 +95,19 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--max-session-memory", options.service.max_session_memory_bytes,
                  "device memory one session may hold, in bytes (0: no limit)")
+      ->capture_default_str();
+  app.add_option("--max-trace-events", options.service.max_trace_events,
+                 "events one execution's trace may record; past it the trace is truncated")
+      ->capture_default_str();
+  app.add_option("--max-trace-bytes", options.service.max_trace_bytes,
+                 "host bytes one execution's trace may hold; past it the trace is truncated")
+      ->capture_default_str();
+  app.add_option("--max-exec-events", options.service.max_exec_events,
+                 "scheduler events one execution may run before NRT_TIMEOUT (0: 2^28)")
+      ->capture_default_str();
+  app.add_option("--max-exec-ms", max_exec_ms,
+                 "the longest host time of one execution, whatever its timeout (0: its own)")
+      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   app.add_option("--shutdown-grace-ms", grace_ms,
                  "on SIGTERM, how long calls in flight may take to finish")
@@ -126,6 +142,7 @@ int main(int argc, char** argv) {
   if (!instance.ok()) return Fail(instance.status());
   options.instance = *instance;
   options.listen = listen;
+  options.service.max_exec_time = std::chrono::milliseconds(max_exec_ms);
   if (!token_file.empty()) {
     StatusOr<std::string> token = ReadTokenFile(token_file);
     if (!token.ok()) return Fail(token.status());

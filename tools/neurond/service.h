@@ -55,6 +55,7 @@
 #include "driver/device.h"
 #include "proto/neurond.grpc.pb.h"
 #include "tools/neurond/communicators.h"
+#include "simulator/core/trace.h"
 #include "tools/neurond/session.h"
 #include "tools/neurond/session_table.h"
 
@@ -69,6 +70,9 @@ inline constexpr char kSessionKeyMetadata[] = "trnsim-session-key";
 // 2 GiB. A rank's input is also capped by the message size (one chunk and 64 KiB).
 inline constexpr uint64_t kMaxHostAllGatherBytes = uint64_t{16} << 20;
 
+// ServiceOptions::max_exec_time's default: one hour, six times AWS's default execution timeout.
+inline constexpr std::chrono::milliseconds kDefaultMaxExecTime{3600 * 1000};
+
 struct ServiceOptions {
   std::string token;  // empty: the daemon has none
   int lnc = 0;        // 0: any core range; 1 or 2: whole logical cores only
@@ -76,6 +80,18 @@ struct ServiceOptions {
   uint64_t max_session_memory_bytes = 0;  // 0: no limit beyond the device's
   // A session whose Attach stream has not opened this long after Hello is ended (at least 1 ms).
   std::chrono::milliseconds attach_grace{10000};
+  // Traces and runaway programs (README.md, "Security model"). What one Execute's recorded trace
+  // may hold (ExecutionOptions.record_trace; simulator/core/trace.h): past it the trace is cut
+  // and marked truncated.
+  uint64_t max_trace_events = simulator::core::kDefaultTraceMaxEvents;
+  uint64_t max_trace_bytes = simulator::core::kDefaultTraceMaxBytes;
+  // Scheduler events one execution may run before NRT_TIMEOUT; 0: the chip model's default
+  // (simulator::core::kDefaultMaxEvents).
+  uint64_t max_exec_events = 0;
+  // The longest host time one execution's simulation may run: a request with no timeout
+  // (NEURON_RT_EXEC_TIMEOUT=0) or a longer one is stopped after this (NRT_TIMEOUT). 0: the
+  // request's own. A collective's wait for other ranks keeps the request's timeout.
+  std::chrono::milliseconds max_exec_time{kDefaultMaxExecTime};
 };
 
 class NeurondService final : public v1::Neurond::Service {

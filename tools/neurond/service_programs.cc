@@ -115,7 +115,11 @@ grpc::Status NeurondService::Execute(grpc::ServerContext* context,
     TRNSIM_RETURN_IF_ERROR(session->PrepareExecution(&cores, &scope));
     options.cancel = session->cancel_flag();
     options.faults = session->faults();
+    // Runaway programs: the daemon's event budget, and its host-time ceiling on any timeout.
+    options.max_events = options_.max_exec_events;
+    options.max_host_time = options_.max_exec_time;
     simulator::core::ExecutionTrace trace;
+    trace.limits = {options_.max_trace_events, options_.max_trace_bytes};
     if (request->options().record_trace()) options.trace = &trace;
     session->BeginExecution(scope);
     reached_device = true;

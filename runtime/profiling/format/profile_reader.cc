@@ -307,6 +307,13 @@ ProfileDocument ParseDocument(FieldReader& r, const Json& doc) {
     ParseInstructions(r, events, p + ".events", profile.engines, x);
     ParseDmas(r, events, p + ".events", x);
     ParseSyncUpdates(r, events, p + ".events", x);
+    if (r.ok() && events.contains("truncated")) {
+      const Json& truncated = r.Field(events, "truncated", p + ".events");
+      if (!truncated.is_boolean()) r.Fail(p + ".events.truncated: expected true or false");
+      if (r.ok()) x.truncated = truncated.get<bool>();
+    }
+    if (r.ok() && events.contains("dropped_events"))
+      x.dropped_events = r.U64(events, "dropped_events", p + ".events");
     if (r.ok()) CheckReferences(r, p + ".events", x);
     const Json& stats = r.Field(j, "stats", p);
     if (r.ok() && !stats.is_null()) ParseStats(r, stats, p + ".stats", profile, x);

@@ -94,6 +94,10 @@ struct ExecutionRecord {
   std::vector<InstructionEvent> instructions;
   std::vector<DmaEvent> dmas;
   std::vector<SyncUpdateEvent> sync_updates;
+  // The recorder's limits cut the trace (events.truncated): the events above are its first
+  // part, and `dropped_events` more were not recorded. Absent from the file: false, 0.
+  bool truncated = false;
+  uint64_t dropped_events = 0;
 };
 
 // The kernel source line that made an instruction (an NKI kernel's). Not in the file: see

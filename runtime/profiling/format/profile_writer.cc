@@ -107,9 +107,15 @@ Json Events(const ExecutionTrace& trace) {
                        {"value", u.value},
                        {"time_ps", u.time_ps},
                        {"source", Source(u.source)}});
-  return {{"instructions", std::move(instructions)},
-          {"dma_transfers", std::move(dmas)},
-          {"sync_updates", std::move(updates)}};
+  Json events = {{"instructions", std::move(instructions)},
+                 {"dma_transfers", std::move(dmas)},
+                 {"sync_updates", std::move(updates)}};
+  // Only in a truncated trace (simulator/core/trace.h, TraceLimits), so others stay as they were.
+  if (trace.truncated) {
+    events["truncated"] = true;
+    events["dropped_events"] = trace.dropped_events;
+  }
+  return events;
 }
 
 }  // namespace

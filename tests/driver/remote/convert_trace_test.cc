@@ -128,6 +128,20 @@ TEST(ConvertTraceTest, EmptyTraceRoundTrips) {
   StatusOr<core::ExecutionTrace> got = TraceFromProto(ThroughWire(core::ExecutionTrace()));
   ASSERT_TRUE(got.ok());
   EXPECT_TRUE(got->instructions.empty() && got->dmas.empty() && got->sync_updates.empty());
+  EXPECT_FALSE(got->truncated);
+  EXPECT_EQ(got->dropped_events, 0u);
+}
+
+// Issue 20 F2: a trace the daemon's limits cut reaches the client marked, with its drop count.
+TEST(ConvertTraceTest, TruncationRoundTrips) {
+  core::ExecutionTrace want = MakeTrace();
+  want.truncated = true;
+  want.dropped_events = (uint64_t{1} << 33) + 5;
+  StatusOr<core::ExecutionTrace> got = TraceFromProto(ThroughWire(want));
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  EXPECT_TRUE(got->truncated);
+  EXPECT_EQ(got->dropped_events, want.dropped_events);
+  EXPECT_EQ(got->instructions.size(), want.instructions.size());
 }
 
 TEST(ConvertTraceTest, RefusesOutOfRangeValues) {

@@ -283,6 +283,10 @@ TEST(CoreTimingTest, LimitsStopAnEndlessProgram) {
   StatusOr<ExecutionResult> r = RunOne(c, o);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kTimeout);
+  // With no host timeout (NEURON_RT_EXEC_TIMEOUT=0) the event budget, not host time, stops it.
+  EXPECT_NE(r.status().message().find("did not finish within 10000 simulator events"),
+            std::string::npos)
+      << r.status().message();
   Core d;
   d.Add(".engine pool\nreg_set r1 = 0\nbranch r1 == 0 -> 1\nnotify_end\n");
   ExecuteOptions t;
@@ -291,6 +295,17 @@ TEST(CoreTimingTest, LimitsStopAnEndlessProgram) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kTimeout);
   EXPECT_NE(r.status().message().find("execution timeout"), std::string::npos);
+}
+
+// Issue 20 F5: with NEURON_RT_EXEC_TIMEOUT=0 an endless loop ran 253 s, the 2^32-event budget
+// ~9 min at 8 M events/s. The default budget stops the fastest loop within a minute of host time
+// at the fastest event rate, and leaves real kernels (the largest sample: ~63,000 events) over
+// 4,000 times their need.
+TEST(CoreTimingTest, TheDefaultEventBudgetBoundsAnEndlessLoopsHostTime) {
+  EXPECT_EQ(ExecuteOptions{}.max_events, kDefaultMaxEvents);
+  EXPECT_EQ(ExecuteOptions{}.host_timeout.count(), 0);
+  EXPECT_LE(kDefaultMaxEvents / kFastestEventsPerSecond, 60u);  // seconds: ~34
+  EXPECT_GE(kDefaultMaxEvents / 63'000, 4'000u);
 }
 
 // ExecuteOptions::cancel, set from another thread, stops an endless program: NRT_FAILURE.

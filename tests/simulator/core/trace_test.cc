@@ -1,10 +1,12 @@
 // ExecuteOptions::trace (simulator/core/trace.h): recording changes no result, time or
 // statistic; the trace agrees with the chip model's counters; every wait names the update
-// that satisfied it; transfers carry their queue, bytes and times.
+// that satisfied it; transfers carry their queue, bytes and times; a trace stops at its limits
+// (TraceLimits), marked truncated with the events it dropped counted.
 #include "simulator/core/trace.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -262,6 +264,87 @@ TEST(TraceTest, AFailedExecutionKeepsWhatRanBeforeTheError) {
   EXPECT_EQ(trace.sync_updates[0].index, 7);
   EXPECT_EQ(trace.sync_updates[0].value, 1u);
   EXPECT_EQ(trace.sync_updates[0].source.index, update);
+}
+
+// Issue 20 F2: an endless loop run with tracing on grew its trace (and neurond) until the host
+// timeout. The trace stops at its event limit: exactly that many entries, the rest counted.
+TEST(TraceTest, AnEndlessLoopsTraceStopsAtItsEventLimit) {
+  Core c;
+  c.Add(".engine pool\nreg_set r1 = 0\nreg_add r2 += 1\nbranch r1 == 0 -> 1\nnotify_end\n");
+  ExecutionTrace trace;
+  trace.limits.max_events = 1000;
+  CoreRun r = c.Run();
+  ExecuteOptions o;
+  o.trace = &trace;
+  o.max_events = 100000;  // the loop's two instructions are two scheduler events each
+  StatusOr<ExecutionResult> result = Execute(kChip, std::span<const CoreRun>(&r, 1), o);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), StatusCode::kTimeout) << result.status().message();
+  EXPECT_EQ(trace.events(), 1000u);
+  EXPECT_EQ(trace.instructions.size(), 1000u);
+  EXPECT_TRUE(trace.truncated);
+  // Every instruction that issued is recorded or counted: 100,000 events, two per instruction.
+  EXPECT_NEAR(double(trace.instructions.size() + trace.dropped_events), 50000.0, 2.0);
+  EXPECT_EQ(trace.limits.max_events, 1000u);  // Execute's Clear() keeps the limits
+}
+
+// The byte limit: the recorded entries' estimated memory stays under it, and a cut made in the
+// middle of a pipeline leaves every reference pointing at a recorded entry.
+TEST(TraceTest, ATraceStopsAtItsByteLimitWithItsReferencesIntact) {
+  Core full_run;
+  AddPipeline(full_run);
+  ExecutionTrace full;
+  ASSERT_TRUE(RunOne(full_run, &full).ok());
+  EXPECT_FALSE(full.truncated);
+  EXPECT_EQ(full.dropped_events, 0u);
+  for (uint64_t cap = 1; cap < full.events(); cap += 7) {
+    Core c;
+    AddPipeline(c);
+    ExecutionTrace trace;
+    trace.limits.max_events = cap;
+    ASSERT_TRUE(RunOne(c, &trace).ok());
+    EXPECT_EQ(trace.events(), cap);
+    EXPECT_TRUE(trace.truncated);
+    EXPECT_EQ(trace.events() + trace.dropped_events, full.events()) << cap;
+    for (const TraceDma& d : trace.dmas) EXPECT_LT(d.instruction, trace.instructions.size());
+    for (const TraceDmaPart& p : trace.dma_parts) EXPECT_LT(p.dma, trace.dmas.size());
+    // A source's index is valid in the list its kind names.
+    auto valid = [&](const TraceSource& s) {
+      return s.kind == TraceSource::Kind::kNone ||
+             (s.kind == TraceSource::Kind::kInstruction && s.index < trace.instructions.size()) ||
+             (s.kind == TraceSource::Kind::kDma && s.index < trace.dmas.size());
+    };
+    for (const TraceSyncUpdate& u : trace.sync_updates) EXPECT_TRUE(valid(u.source)) << cap;
+    for (const TraceInstruction& t : trace.instructions)
+      for (const TraceWait& w : t.waits) EXPECT_TRUE(valid(w.satisfied_by)) << cap;
+  }
+  Core c;
+  AddPipeline(c);
+  ExecutionTrace trace;
+  trace.limits.max_bytes = full.recorded_bytes / 2;
+  ASSERT_TRUE(RunOne(c, &trace).ok());
+  EXPECT_TRUE(trace.truncated);
+  EXPECT_LE(trace.recorded_bytes, full.recorded_bytes / 2);
+  EXPECT_GT(trace.recorded_bytes, 0u);
+  EXPECT_EQ(trace.events() + trace.dropped_events, full.events());
+}
+
+TEST(TraceTest, TheDefaultLimitsHoldEveryEventOfARealKernel) {
+  const TraceLimits limits;
+  EXPECT_EQ(limits.max_events, kDefaultTraceMaxEvents);
+  EXPECT_EQ(limits.max_bytes, kDefaultTraceMaxBytes);
+  // The largest sample records ~27,000 entries; a 50,000-instruction program ~50,000.
+  EXPECT_GE(kDefaultTraceMaxEvents, 80u * 50000u);
+  // Half a million of the pipeline's longest instruction entries (a dma_copy's text) fit the
+  // byte limit: ten times the 50,000-instruction program.
+  Core c;
+  AddPipeline(c);
+  ExecutionTrace trace;
+  ASSERT_TRUE(RunOne(c, &trace).ok());
+  uint64_t largest = 0;
+  for (const TraceInstruction& t : trace.instructions)
+    largest = std::max(largest, TraceEntryBytes(t));
+  EXPECT_GE(kDefaultTraceMaxBytes / largest, 500'000u) << largest;
 }
 
 }  // namespace

@@ -30,8 +30,9 @@ using simulator::core::ExecutionTrace;
 
 const simulator::ChipSpec& kChip = simulator::Trainium2Spec();
 
-// A load on SP, ACT and DVE chained by semaphores, a store; run with the trace on.
-runtime::profiling::ProfiledExecution RunTraced() {
+// A load on SP, ACT and DVE chained by semaphores, a store; run with the trace on, within
+// `limits`.
+runtime::profiling::ProfiledExecution RunTraced(simulator::core::TraceLimits limits = {}) {
   const char* programs[] = {
       ".engine sp\n"
       "dma_copy dst=sbuf[p0:128, 0 + [512 x 1]] fp32 src=hbm[var1 + 0, [128 x 512, 512 x 1]] "
@@ -56,6 +57,7 @@ runtime::profiling::ProfiledExecution RunTraced() {
   run.state = &state;
   run.hbm = &hbm;
   runtime::profiling::ProfiledExecution x;
+  x.trace.limits = limits;
   ExecuteOptions options;
   options.trace = &x.trace;
   StatusOr<ExecutionResult> r =
@@ -149,6 +151,53 @@ TEST(NeuronProfileViewTest, SummaryEqualsTheChipModelsCounters) {
   EXPECT_TRUE(seen.count("dve S[2]")) << SummaryText(*p);
   for (size_t i = 1; i < s.stalls.size(); ++i)
     EXPECT_GE(s.stalls[i - 1].wait_ps, s.stalls[i].wait_ps);
+}
+
+// Issue 20 F2: a trace cut at the recorder's limits is marked in the profile file
+// (events.truncated, events.dropped_events), read back, and shown by the summaries; an uncut one
+// has neither field.
+TEST(NeuronProfileViewTest, ATruncatedTraceIsMarkedInTheFileAndTheSummaries) {
+  runtime::profiling::ProfileHeader header{"chain", 0, "trn2", "trn2.48xlarge"};
+  const runtime::profiling::ProfiledExecution whole = RunTraced();
+  const std::string whole_text = runtime::profiling::FormatProfile(header, std::span(&whole, 1));
+  EXPECT_EQ(whole_text.find("truncated"), std::string::npos);
+  EXPECT_EQ(whole_text.find("dropped_events"), std::string::npos);
+
+  const runtime::profiling::ProfiledExecution cut = RunTraced({.max_events = 5});
+  ASSERT_TRUE(cut.trace.truncated);
+  const uint64_t dropped = cut.trace.dropped_events;
+  EXPECT_EQ(dropped + 5, whole.trace.events());
+  const std::string text = runtime::profiling::FormatProfile(header, std::span(&cut, 1));
+  const nlohmann::json doc = nlohmann::json::parse(text);
+  EXPECT_EQ(doc["executions"][0]["events"]["truncated"], true);
+  EXPECT_EQ(doc["executions"][0]["events"]["dropped_events"], dropped);
+  StatusOr<ProfileDocument> p = ParseProfile("mem", text);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_TRUE(p->executions[0].truncated);
+  EXPECT_EQ(p->executions[0].dropped_events, dropped);
+  EXPECT_NE(SummaryText(*p).find("trace truncated: " + std::to_string(dropped) +
+                                 " events dropped past the recorder's limit"),
+            std::string::npos)
+      << SummaryText(*p);
+  const nlohmann::json summary = nlohmann::json::parse(SummaryJson(*p));
+  EXPECT_EQ(summary["executions"][0]["trace_truncated"], true);
+  EXPECT_EQ(summary["executions"][0]["dropped_events"], dropped);
+
+  StatusOr<ProfileDocument> q = ParseProfile("mem", whole_text);
+  ASSERT_TRUE(q.ok());
+  EXPECT_FALSE(q->executions[0].truncated);
+  EXPECT_EQ(SummaryText(*q).find("truncated"), std::string::npos);
+  EXPECT_EQ(nlohmann::json::parse(SummaryJson(*q))["executions"][0]["trace_truncated"], false);
+
+  // A mistyped mark is refused, naming the field.
+  std::string bad = text;
+  const size_t at = bad.find("\"truncated\": true");
+  ASSERT_NE(at, std::string::npos);
+  bad.replace(at, std::string("\"truncated\": true").size(), "\"truncated\": 1");
+  StatusOr<ProfileDocument> refused = ParseProfile("mem", bad);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("events.truncated"), std::string::npos)
+      << refused.status().message();
 }
 
 TEST(NeuronProfileViewTest, PerfettoFlowsRunFromUpdaterToWaiter) {

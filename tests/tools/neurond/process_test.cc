@@ -343,5 +343,22 @@ TEST(NeurondProcessTest, BadCommandLinesExitWithoutListening) {
   }
 }
 
+// Issue 20 F6: a --token-file that names a directory exits 1 saying so, not "is empty".
+TEST(NeurondProcessTest, ATokenFileThatIsADirectoryIsNamedAsOne) {
+  TempDir dir;
+  const std::string output = (dir.path() / "output").string();
+  const std::string token_dir = (dir.path() / "tokens").string();
+  std::filesystem::create_directory(token_dir);
+  pid_t pid = Spawn({NEUROND_PATH, "--listen", "unix:" + (dir.path() / "sock").string(),
+                     "--instance", "trn2.3xlarge", "--token-file", token_dir},
+                    output);
+  ASSERT_GT(pid, 0);
+  EXPECT_EQ(WaitExit(pid, std::chrono::seconds(20)), 1);
+  const std::string message = ReadAll(output);
+  EXPECT_THAT(message, ::testing::HasSubstr("neurond: cannot read the token file " + token_dir +
+                                            ": it is a directory, not a file"));
+  EXPECT_THAT(message, ::testing::Not(::testing::HasSubstr("empty")));
+}
+
 }  // namespace
 }  // namespace trnsim::neurond
