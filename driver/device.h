@@ -29,9 +29,9 @@
 
 #include "common/status_or.h"
 #include "driver/collective_calls.h"
+#include "driver/execution_result.h"
 #include "driver/execution_types.h"
 #include "driver/faults/fault_spec.h"
-#include "simulator/core/execution.h"
 #include "simulator/spec/instance_spec.h"
 
 namespace trnsim::driver {
@@ -129,8 +129,9 @@ class Device {
   // Forgets a loaded program. NRT_INVALID_HANDLE if `program` is not loaded.
   virtual Status UnloadProgram(ProgramHandle program) = 0;
   // Runs one execution on the chip model (simulator::core::Execute): cores[i] runs its program
-  // against its bindings, all cores starting together; the result's cores are in the order of
-  // `cores`. Everything is validated before anything runs, each failure with one message:
+  // against its bindings, all cores starting together. The result is the driver's account of
+  // it (execution_result.h), its cores in the order of `cores`. Everything is validated before
+  // anything runs, each failure with one message:
   //   NRT_INVALID_HANDLE  a program handle that is not loaded;
   //   NRT_INVALID         no cores; a chip or chip-local core out of range; cores of more than
   //                       one chip or the same core twice; a binding whose memory handle is
@@ -144,8 +145,8 @@ class Device {
   // model's (NRT_TIMEOUT, NRT_INVALID; bound memory may be partly written), or an injected
   // fault's (DeviceOptions::faults, docs/faults.md: 1200-1205, NRT_TIMEOUT; the chip model
   // does not run, bound memory is untouched).
-  virtual StatusOr<simulator::core::ExecutionResult> Execute(
-      std::span<const CoreExecution> cores, const ExecutionRequestOptions& options) = 0;
+  virtual StatusOr<ExecutionResult> Execute(std::span<const CoreExecution> cores,
+                                            const ExecutionRequestOptions& options) = 0;
   // Host-driven collectives (nrt_barrier, nrt_all_gather): joins `call` with the same call of
   // every other rank of its communicator on this instance (simulator/collective/collective_hub.h)
   // and returns all_gather's concatenation in rank order (barrier: empty). Waits at most

@@ -4,7 +4,8 @@
 //   CoreExecution   one physical core's part of one execution: the program and, for every HBM
 //                   variable it names, the device memory window bound to it
 //   ExecutionRequestOptions  budgets and rounding of one execution
-// The result is simulator::core::ExecutionResult (per core, engine, DMA queue and HBM figures).
+// The result is the driver's ExecutionResult (execution_result.h: per core, engine, DMA queue
+// and HBM figures, and device prints).
 #pragma once
 
 #include <array>

@@ -13,9 +13,9 @@
 using trnsim::api::NullArgument;
 using trnsim::api::Report;
 using trnsim::api::Rt;
+using trnsim::driver::CoreStats;
 using trnsim::runtime::execution::ExecutionRecord;
 using trnsim::runtime::model::Model;
-using trnsim::simulator::core::CoreStats;
 
 namespace {
 

@@ -13,7 +13,6 @@ namespace trnsim::driver::remote {
 namespace {
 
 namespace dma = simulator::dma;
-namespace core = simulator::core;
 
 Status Invalid(const std::string& message, const std::string& field) {
   return InvalidError("neurond message: " + message + " " + field);
@@ -391,22 +390,22 @@ StatusOr<driver::ExecutionRequestOptions> ExecutionOptionsFromProto(
   return out;
 }
 
-void ToProto(const core::ExecutionResult& in, v1::ExecutionResult* out) {
+void ToProto(const driver::ExecutionResult& in, v1::ExecutionResult* out) {
   out->Clear();
   out->set_duration_ps(in.duration_ps);
   out->set_events(in.events);
-  for (const core::CoreStats& c : in.cores) {
+  for (const driver::CoreStats& c : in.cores) {
     v1::CoreStats* cs = out->add_cores();
     cs->set_core(c.core);
     cs->set_duration_ps(c.duration_ps);
-    for (const core::EngineStats& e : c.engines) {
+    for (const driver::EngineStats& e : c.engines) {
       v1::EngineStats* es = cs->add_engines();
       es->set_busy_ps(e.busy_ps);
       es->set_wait_ps(e.wait_ps);
       es->set_instructions(e.instructions);
       es->set_flops(e.flops);
     }
-    for (const core::QueueStats& q : c.queues) {
+    for (const driver::QueueStats& q : c.queues) {
       v1::QueueStats* qs = cs->add_queues();
       qs->set_transfers(q.transfers);
       qs->set_bytes(q.bytes);
@@ -421,8 +420,8 @@ void ToProto(const core::ExecutionResult& in, v1::ExecutionResult* out) {
   out->set_debug_prints_dropped(in.debug_prints_dropped);
 }
 
-StatusOr<core::ExecutionResult> ExecutionResultFromProto(const v1::ExecutionResult& in) {
-  core::ExecutionResult out;
+StatusOr<driver::ExecutionResult> ExecutionResultFromProto(const v1::ExecutionResult& in) {
+  driver::ExecutionResult out;
   out.duration_ps = in.duration_ps();
   out.events = in.events();
   for (const v1::CoreStats& cs : in.cores()) {
@@ -431,15 +430,15 @@ StatusOr<core::ExecutionResult> ExecutionResultFromProto(const v1::ExecutionResu
       return Invalid(std::to_string(cs.engines_size()) + " engine entries (one per engine, " +
                          std::to_string(isa::kEngineCount) + ") in",
                      "CoreStats of core " + std::to_string(cs.core()));
-    core::CoreStats c;
+    driver::CoreStats c;
     c.core = cs.core();
     c.duration_ps = cs.duration_ps();
     for (int e = 0; e < isa::kEngineCount; ++e) {
       const v1::EngineStats& es = cs.engines(e);
-      c.engines[e] = core::EngineStats{es.busy_ps(), es.wait_ps(), es.instructions(), es.flops()};
+      c.engines[e] = driver::EngineStats{es.busy_ps(), es.wait_ps(), es.instructions(), es.flops()};
     }
     for (const v1::QueueStats& qs : cs.queues())
-      c.queues.push_back(core::QueueStats{qs.transfers(), qs.bytes(), qs.busy_ps()});
+      c.queues.push_back(driver::QueueStats{qs.transfers(), qs.bytes(), qs.busy_ps()});
     c.hbm_read_bytes = cs.hbm_read_bytes();
     c.hbm_write_bytes = cs.hbm_write_bytes();
     c.instructions = cs.instructions();

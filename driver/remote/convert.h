@@ -1,6 +1,6 @@
 // Conversions between the neurond protocol's messages (neurond.proto) and the structs the
 // Device interface speaks (driver/device.h, driver/execution_types.h) and returns
-// (simulator::core::ExecutionResult), plus Status.
+// (driver/execution_result.h), plus Status.
 //
 // ToProto(value, &message) serialises a value the caller built and trusts; it cannot fail and
 // overwrites every field of `message` (a negative host timeout, which has no meaning, is sent as
@@ -22,9 +22,9 @@
 
 #include "common/status_or.h"
 #include "driver/device.h"
+#include "driver/execution_result.h"
 #include "driver/execution_types.h"
 #include "proto/neurond.pb.h"
-#include "simulator/core/execution.h"
 #include "simulator/dma/descriptor.h"
 #include "simulator/isa/dtype.h"
 
@@ -79,7 +79,7 @@ void ToProto(const driver::CoreExecution& in, v1::CoreExecution* out);
 StatusOr<driver::CoreExecution> CoreExecutionFromProto(const v1::CoreExecution& in);
 void ToProto(const driver::ExecutionRequestOptions& in, v1::ExecutionOptions* out);
 StatusOr<driver::ExecutionRequestOptions> ExecutionOptionsFromProto(const v1::ExecutionOptions& in);
-void ToProto(const simulator::core::ExecutionResult& in, v1::ExecutionResult* out);
-StatusOr<simulator::core::ExecutionResult> ExecutionResultFromProto(const v1::ExecutionResult& in);
+void ToProto(const driver::ExecutionResult& in, v1::ExecutionResult* out);
+StatusOr<driver::ExecutionResult> ExecutionResultFromProto(const v1::ExecutionResult& in);
 
 }  // namespace trnsim::driver::remote

@@ -5,6 +5,7 @@
 
 #include "driver/remote/convert.h"
 #include "simulator/core/debug_output.h"
+#include "simulator/isa/access_pattern.h"
 
 namespace trnsim::driver::remote {
 namespace {
@@ -16,8 +17,8 @@ Status Invalid(size_t index, const std::string& what) {
 
 }  // namespace
 
-void ToProto(const std::vector<reference::DebugPrint>& prints, v1::ExecutionResult* out) {
-  for (const reference::DebugPrint& p : prints) {
+void ToProto(const std::vector<driver::DebugPrint>& prints, v1::ExecutionResult* out) {
+  for (const driver::DebugPrint& p : prints) {
     v1::DebugPrint* m = out->add_debug_prints();
     m->set_prefix_id(p.prefix_id);
     m->set_dtype(ToProto(p.dtype));
@@ -30,21 +31,21 @@ void ToProto(const std::vector<reference::DebugPrint>& prints, v1::ExecutionResu
   }
 }
 
-StatusOr<std::vector<reference::DebugPrint>> DebugPrintsFromProto(const v1::ExecutionResult& in,
-                                                                  size_t core_count) {
+StatusOr<std::vector<driver::DebugPrint>> DebugPrintsFromProto(const v1::ExecutionResult& in,
+                                                               size_t core_count) {
   const simulator::core::DebugPrintLimits bound;
   if (static_cast<uint64_t>(in.debug_prints_size()) > bound.max_prints) {
     return InvalidError("neurond message: ExecutionResult carries " +
                         std::to_string(in.debug_prints_size()) + " debug prints, more than " +
                         std::to_string(bound.max_prints) + " per execution");
   }
-  std::vector<reference::DebugPrint> out;
+  std::vector<driver::DebugPrint> out;
   out.reserve(static_cast<size_t>(in.debug_prints_size()));
   uint64_t total_bytes = 0;
   for (int i = 0; i < in.debug_prints_size(); ++i) {
     const v1::DebugPrint& m = in.debug_prints(i);
     const size_t at = static_cast<size_t>(i);
-    reference::DebugPrint p;
+    driver::DebugPrint p;
     StatusOr<isa::Dtype> dtype = DtypeFromProto(m.dtype());
     if (!dtype.ok()) return Invalid(at, dtype.status().message());
     p.dtype = *dtype;

@@ -1,6 +1,6 @@
-// Conversions between the debug prints of an execution (simulator::core::ExecutionResult::
-// debug_prints, simulator/reference/debug_print.h) and the ExecutionResult an Execute reply
-// carries (neurond.proto, DebugPrint): how a kernel's debug_print reaches a client of neurond.
+// Conversions between the debug prints of an execution (driver::ExecutionResult::debug_prints,
+// driver/debug_print.h) and the ExecutionResult an Execute reply carries (neurond.proto,
+// DebugPrint): how a kernel's debug_print reaches a client of neurond.
 //
 // ToProto serialises what the daemon's chip model kept; it cannot fail. DebugPrintsFromProto
 // parses what the client received and validates it the way convert.h's XFromProto functions
@@ -16,16 +16,16 @@
 #include <vector>
 
 #include "common/status_or.h"
+#include "driver/debug_print.h"
 #include "proto/neurond.pb.h"
-#include "simulator/reference/debug_print.h"
 
 namespace trnsim::driver::remote {
 
 namespace v1 = ::trnsim::neurond::v1;
 
 // Appends `prints` to out->debug_prints (which the caller has cleared).
-void ToProto(const std::vector<reference::DebugPrint>& prints, v1::ExecutionResult* out);
-StatusOr<std::vector<reference::DebugPrint>> DebugPrintsFromProto(const v1::ExecutionResult& in,
-                                                                  size_t core_count);
+void ToProto(const std::vector<driver::DebugPrint>& prints, v1::ExecutionResult* out);
+StatusOr<std::vector<driver::DebugPrint>> DebugPrintsFromProto(const v1::ExecutionResult& in,
+                                                               size_t core_count);
 
 }  // namespace trnsim::driver::remote

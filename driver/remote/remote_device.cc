@@ -147,8 +147,8 @@ class RemoteDevice final : public Device {
   StatusOr<ProgramHandle> LoadProgram(const ProgramImage& image,
                                       const ModelOwner& owner) override;
   Status UnloadProgram(ProgramHandle program) override;
-  StatusOr<simulator::core::ExecutionResult> Execute(
-      std::span<const CoreExecution> cores, const ExecutionRequestOptions& options) override;
+  StatusOr<ExecutionResult> Execute(std::span<const CoreExecution> cores,
+                                    const ExecutionRequestOptions& options) override;
   StatusOr<std::vector<uint8_t>> HostCollective(const HostCollectiveCall& call,
                                                 const HostCollectiveOptions& options) override;
   StatusOr<PeerReply> PointToPoint(const PeerCall& call) override;
@@ -624,8 +624,8 @@ Status RemoteDevice::UnloadProgram(ProgramHandle program) {
   return Call("UnloadProgram", &v1::Neurond::Stub::UnloadProgram, request, &response);
 }
 
-StatusOr<simulator::core::ExecutionResult> RemoteDevice::Execute(
-    std::span<const CoreExecution> cores, const ExecutionRequestOptions& options) {
+StatusOr<ExecutionResult> RemoteDevice::Execute(std::span<const CoreExecution> cores,
+                                                const ExecutionRequestOptions& options) {
   v1::ExecuteRequest request;
   for (const CoreExecution& core : cores) ToProto(core, request.add_cores());
   ToProto(options, request.mutable_options());
@@ -645,8 +645,7 @@ StatusOr<simulator::core::ExecutionResult> RemoteDevice::Execute(
     return ProtocolError("Execute", "no trace in the reply, though the request asked for one");
   }
   TRNSIM_RETURN_IF_ERROR(called);
-  StatusOr<simulator::core::ExecutionResult> result =
-      ExecutionResultFromProto(response.result());
+  StatusOr<ExecutionResult> result = ExecutionResultFromProto(response.result());
   if (!result.ok()) return ProtocolError("Execute", result.status().message());
   if (result->cores.size() != cores.size()) {
     return ProtocolError("Execute", "a result for " + std::to_string(result->cores.size()) +

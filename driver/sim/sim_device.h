@@ -92,8 +92,8 @@ class SimDevice final : public Device {
   using Device::LoadProgram;
   StatusOr<ProgramHandle> LoadProgram(const ProgramImage& image, const ModelOwner&) override;
   Status UnloadProgram(ProgramHandle program) override;
-  StatusOr<simulator::core::ExecutionResult> Execute(
-      std::span<const CoreExecution> cores, const ExecutionRequestOptions& options) override;
+  StatusOr<ExecutionResult> Execute(std::span<const CoreExecution> cores,
+                                    const ExecutionRequestOptions& options) override;
   StatusOr<std::vector<uint8_t>> HostCollective(const HostCollectiveCall& call,
                                                 const HostCollectiveOptions& options) override;
   StatusOr<PeerReply> PointToPoint(const PeerCall& call) override;

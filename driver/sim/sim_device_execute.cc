@@ -7,6 +7,7 @@
 #include "common/log.h"
 #include "driver/faults/fault_effects.h"
 #include "driver/sim/binding_hbm_view.h"
+#include "driver/sim/result_conversion.h"
 #include "driver/sim/sim_device.h"
 
 namespace trnsim::driver::sim {
@@ -89,8 +90,8 @@ void SimDevice::UnclaimCores(std::span<const int> cores) {
   cores_cv_.notify_all();
 }
 
-StatusOr<simulator::core::ExecutionResult> SimDevice::Execute(
-    std::span<const CoreExecution> cores, const ExecutionRequestOptions& options) {
+StatusOr<ExecutionResult> SimDevice::Execute(std::span<const CoreExecution> cores,
+                                             const ExecutionRequestOptions& options) {
   const simulator::InstanceSpec& spec = instance_->spec();
   const simulator::ChipSpec& chip = *spec.chip;
   if (cores.empty()) return InvalidError("an execution needs at least one core");
@@ -239,13 +240,12 @@ StatusOr<simulator::core::ExecutionResult> SimDevice::Execute(
     execute_options.collectives = port.get();
   }
   const uint64_t device_start_ps = clock_.Start(claim.cores_);
-  StatusOr<simulator::core::ExecutionResult> result =
+  StatusOr<simulator::core::ExecutionResult> ran =
       simulator::core::Execute(chip, runs, execute_options);
-  if (result.ok()) {
-    for (simulator::core::CoreStats& core : result->cores) core.device_start_ps = device_start_ps;
-    clock_.Finish(claim.cores_, device_start_ps, result->duration_ps);
-  }
-  if (result.ok() && fault.corrupt) {
+  if (!ran.ok()) return ran.status();
+  ExecutionResult result = ToDriverResult(std::move(*ran), device_start_ps);
+  clock_.Finish(claim.cores_, device_start_ps, result.duration_ps);
+  if (fault.corrupt) {
     Status corrupted = faults::CorruptOutputs(*this, fault.corruption_seed, cores);
     if (!corrupted.ok()) {
       TRNSIM_LOG(Warn, Tdrv) << "corrupting outputs: " << corrupted.message();

@@ -64,7 +64,7 @@ std::string PrefixDirName(std::string_view prefix) {
   return name;
 }
 
-Status DebugDump::Write(std::string_view prefix, int vnc, const reference::DebugPrint& print) {
+Status DebugDump::Write(std::string_view prefix, int vnc, const driver::DebugPrint& print) {
   // NumPy has no bfloat16 or fp8: those are widened exactly to float32 (info.json keeps the
   // original dtype).
   const std::optional<std::string_view> native = isa::DtypeNpyDescr(print.dtype);

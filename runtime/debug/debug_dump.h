@@ -30,7 +30,7 @@
 #include <utility>
 
 #include "common/status.h"
-#include "simulator/reference/debug_print.h"
+#include "driver/debug_print.h"
 
 namespace trnsim::runtime::debug {
 
@@ -40,7 +40,7 @@ class DebugDump {
 
   const std::string& dir() const { return dir_; }
   // Writes one print of logical core `vnc`.
-  Status Write(std::string_view prefix, int vnc, const reference::DebugPrint& print);
+  Status Write(std::string_view prefix, int vnc, const driver::DebugPrint& print);
 
  private:
   std::string dir_;

@@ -62,7 +62,7 @@ StatusOr<DebugEvent> DebugStreams::Read(int fd) {
   return std::move(*event);
 }
 
-void DebugStreams::Deliver(int vnc, std::span<const reference::DebugPrint> prints,
+void DebugStreams::Deliver(int vnc, std::span<const driver::DebugPrint> prints,
                            std::span<const std::string_view> prefixes, uint64_t device_dropped) {
   if (vnc < 0 || vnc >= static_cast<int>(streams_.size())) return;
   if (device_dropped > 0) {
@@ -91,7 +91,7 @@ void DebugStreams::Deliver(int vnc, std::span<const reference::DebugPrint> print
   events.reserve(prints.size());
   size_t unmade = 0;
   for (size_t i = 0; i < prints.size(); ++i) {
-    const reference::DebugPrint& p = prints[i];
+    const driver::DebugPrint& p = prints[i];
     StatusOr<DebugEvent> event =
         MakeTensorReadEvent(prefixes[i], static_cast<uint32_t>(vnc), p.dtype, p.shape, p.data);
     if (event.ok()) {

@@ -32,10 +32,10 @@
 #include <vector>
 
 #include "common/status_or.h"
+#include "driver/debug_print.h"
 #include "runtime/debug/debug_dump.h"
 #include "runtime/debug/debug_event.h"
 #include "runtime/debug/debug_stream.h"
-#include "simulator/reference/debug_print.h"
 
 namespace trnsim::runtime::debug {
 
@@ -58,7 +58,7 @@ class DebugStreams {
 
   // The device prints of one execution on `vnc`; prefixes[i] is prints[i]'s prefix.
   // `device_dropped`: prints the device counted but did not keep.
-  void Deliver(int vnc, std::span<const reference::DebugPrint> prints,
+  void Deliver(int vnc, std::span<const driver::DebugPrint> prints,
                std::span<const std::string_view> prefixes, uint64_t device_dropped);
 
   bool builtin_consumer() const { return dump_ != nullptr; }

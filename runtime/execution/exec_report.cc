@@ -7,20 +7,20 @@
 
 namespace trnsim::runtime::execution {
 
-double EngineUtilization(const simulator::core::ExecutionResult& result, int engine) {
+double EngineUtilization(const driver::ExecutionResult& result, int engine) {
   if (result.duration_ps == 0 || result.cores.empty()) return 0.0;
   double busy = 0.0;
-  for (const simulator::core::CoreStats& core : result.cores) {
+  for (const driver::CoreStats& core : result.cores) {
     busy += static_cast<double>(core.engines[engine].busy_ps);
   }
   return busy / (static_cast<double>(result.duration_ps) * result.cores.size());
 }
 
 std::string FormatExecReport(const std::string& model_name, int vnc,
-                             const simulator::core::ExecutionResult& result) {
+                             const driver::ExecutionResult& result) {
   uint64_t dma_bytes = 0, transfers = 0, hbm_read = 0, hbm_write = 0;
-  for (const simulator::core::CoreStats& core : result.cores) {
-    for (const simulator::core::QueueStats& q : core.queues) {
+  for (const driver::CoreStats& core : result.cores) {
+    for (const driver::QueueStats& q : core.queues) {
       dma_bytes += q.bytes;
       transfers += q.transfers;
     }

@@ -8,15 +8,15 @@
 
 #include <string>
 
-#include "simulator/core/execution.h"
+#include "driver/execution_result.h"
 
 namespace trnsim::runtime::execution {
 
 std::string FormatExecReport(const std::string& model_name, int vnc,
-                             const simulator::core::ExecutionResult& result);
+                             const driver::ExecutionResult& result);
 
 // busy / duration over the cores of `result` for engine `engine`, in 0..1 (0 for a zero
 // duration).
-double EngineUtilization(const simulator::core::ExecutionResult& result, int engine);
+double EngineUtilization(const driver::ExecutionResult& result, int engine);
 
 }  // namespace trnsim::runtime::execution

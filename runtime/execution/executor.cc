@@ -103,7 +103,7 @@ Status Executor::RunOnce(const model::Model& model, const CoreLocation& where,
   outcome.exec_id = exec_id;
   outcome.run_started_ns = run_started_ns;
   auto started = std::chrono::steady_clock::now();
-  StatusOr<simulator::core::ExecutionResult> result = device_->Execute(cores, request);
+  StatusOr<driver::ExecutionResult> result = device_->Execute(cores, request);
   outcome.sync_cpu_ns = profiling::SysTraceRecorder::NowNs();
   auto host_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                      std::chrono::steady_clock::now() - started)
@@ -150,8 +150,7 @@ Status Executor::RunOnce(const model::Model& model, const CoreLocation& where,
   return outcome.status;  // NRT_EXEC_COMPLETED_WITH_NUM_ERR still counts as an execution
 }
 
-void Executor::DeliverDebugPrints(const model::Model& model,
-                                  simulator::core::ExecutionResult& result) {
+void Executor::DeliverDebugPrints(const model::Model& model, driver::ExecutionResult& result) {
   if (options_.debug_streams != nullptr &&
       (!result.debug_prints.empty() || result.debug_prints_dropped > 0)) {
     // Print k names prefix prefix_id of its core's subgraph; the loader checked every id, so the
@@ -161,7 +160,7 @@ void Executor::DeliverDebugPrints(const model::Model& model,
     unknown.reserve(result.debug_prints.size());
     std::vector<std::string_view> prefixes;
     prefixes.reserve(result.debug_prints.size());
-    for (const reference::DebugPrint& p : result.debug_prints) {
+    for (const driver::DebugPrint& p : result.debug_prints) {
       if (p.core < subgraphs.size() && p.prefix_id < subgraphs[p.core].debug_prefixes.size()) {
         prefixes.push_back(subgraphs[p.core].debug_prefixes[p.prefix_id]);
       } else {
@@ -173,7 +172,7 @@ void Executor::DeliverDebugPrints(const model::Model& model,
                                     result.debug_prints_dropped);
   }
   // The model's record keeps the statistics, not the printed tensors.
-  std::vector<reference::DebugPrint>().swap(result.debug_prints);
+  std::vector<driver::DebugPrint>().swap(result.debug_prints);
 }
 
 Status Executor::CheckOutputs(const model::Model& model, const IoBinding& binding,

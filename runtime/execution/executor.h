@@ -56,11 +56,11 @@
 #include "runtime/profiling/continuous_profiler.h"
 #include "runtime/profiling/core_profile_sessions.h"
 #include "runtime/profiling/device_events.h"
-#include "runtime/profiling/inspect_device_selector.h"
 #include "runtime/profiling/format/profile_writer.h"
+#include "runtime/profiling/inspect_device_selector.h"
 #include "runtime/profiling/profile_sessions.h"
 #include "runtime/profiling/sys_trace_recorder.h"
-#include "simulator/core/execution.h"
+#include "simulator/core/trace.h"
 #include "simulator/spec/chip_spec.h"
 
 namespace trnsim::runtime::execution {
@@ -101,10 +101,10 @@ struct InspectDeviceCapture {
 
 // What nrt_execute left behind for a model (trnsim_get_execution_stats).
 struct ExecutionRecord {
-  simulator::core::ExecutionResult last;  // the last successful execution
-  uint64_t execution_count = 0;           // successful executions since load
-  uint64_t attempts = 0;                  // executions started since load (failed included)
-  uint64_t host_ns = 0;                   // host time the last execution took
+  driver::ExecutionResult last;  // the last successful execution
+  uint64_t execution_count = 0;  // successful executions since load
+  uint64_t attempts = 0;         // executions started since load (failed included)
+  uint64_t host_ns = 0;          // host time the last execution took
 };
 
 class Executor {
@@ -171,12 +171,11 @@ class Executor {
   void Capture(const model::Model& model, const CaptureWants& wants,
                profiling::ProfiledExecution execution);
   // Hands the result's device prints to options_.debug_streams, then drops them from it.
-  void DeliverDebugPrints(const model::Model& model, simulator::core::ExecutionResult& result);
+  void DeliverDebugPrints(const model::Model& model, driver::ExecutionResult& result);
   // Records the system-trace events of a run: runtime_execute over [run_started_ns, now), and,
   // when the device ran it, its hardware events (profiling/device_events.h) on `cores`.
   void TraceRun(const model::Model& model, std::span<const driver::CoreExecution> cores,
-                const StatusOr<simulator::core::ExecutionResult>& result,
-                const RunOutcome& outcome);
+                const StatusOr<driver::ExecutionResult>& result, const RunOutcome& outcome);
 
   driver::Device* device_;
   const simulator::ChipSpec& chip_;

@@ -98,7 +98,7 @@ void Executor::Capture(const model::Model& model, const CaptureWants& wants,
 }
 
 void Executor::TraceRun(const model::Model& model, std::span<const driver::CoreExecution> cores,
-                        const StatusOr<simulator::core::ExecutionResult>& result,
+                        const StatusOr<driver::ExecutionResult>& result,
                         const RunOutcome& outcome) {
   profiling::SysTraceRecorder* trace = options_.sys_trace;
   if (trace == nullptr || !trace->capturing()) return;

@@ -106,9 +106,8 @@ struct CoreStats {
   uint64_t hbm_read_bytes = 0;
   uint64_t hbm_write_bytes = 0;
   uint64_t instructions = 0;
-  // The core's device clock when the execution started, in ps (docs/profiling.md §6). Execute
-  // leaves it 0; the device that ran the execution sets it (driver/sim/device_clock.h).
-  uint64_t device_start_ps = 0;
+  // The core's device clock at the start is the device's, not the chip model's: the driver's
+  // CoreStats carries it (driver/execution_result.h, driver/sim/device_clock.h).
 };
 
 struct ExecutionResult {

@@ -70,7 +70,7 @@ class DeviceExecuteTest : public test::DeviceTest {
   // end words its messages; they name the same thing); dst_ stays zero.
   void ExpectRefused(std::vector<CoreExecution> cores, StatusCode code, const std::string& pattern,
                      const ExecutionRequestOptions& options = {}) {
-    StatusOr<simulator::core::ExecutionResult> result = device_->Execute(cores, options);
+    StatusOr<ExecutionResult> result = device_->Execute(cores, options);
     ASSERT_FALSE(result.ok());
     EXPECT_EQ(result.status().code(), code) << result.status().ToString();
     EXPECT_THAT(result.status().message(), ContainsRegex(pattern));
@@ -89,7 +89,7 @@ TEST_P(DeviceExecuteTest, CopyProgramMovesBoundBytesAtTheirOffsets) {
   ProgramHandle program = MustLoad(kCopyProgram);
   ASSERT_TRUE(device_->AcquireCores(2, 1).ok());
   std::vector<CoreExecution> cores = {CopyOn(program, 2)};
-  StatusOr<simulator::core::ExecutionResult> result = device_->Execute(cores, {});
+  StatusOr<ExecutionResult> result = device_->Execute(cores, {});
   ASSERT_TRUE(result.ok()) << result.status().ToString();
 
   std::vector<uint8_t> expected(256, 0);
@@ -132,16 +132,16 @@ TEST_P(DeviceExecuteTest, TheDeviceClockAdvancesOnlyByEachCoresExecutions) {
   ProgramHandle program = MustLoad(kCopyProgram);
   ASSERT_TRUE(device_->AcquireCores(0, 2).ok());
   auto run = [&](std::vector<CoreExecution> cores) {
-    StatusOr<simulator::core::ExecutionResult> result = device_->Execute(cores, {});
+    StatusOr<ExecutionResult> result = device_->Execute(cores, {});
     EXPECT_TRUE(result.ok()) << result.status().ToString();
-    return result.ok() ? *result : simulator::core::ExecutionResult{};
+    return result.ok() ? *result : ExecutionResult{};
   };
   auto round_up = [](uint64_t ps) { return (ps + 999) / 1000 * 1000; };
 
-  const simulator::core::ExecutionResult first = run({CopyOn(program, 0)});
+  const ExecutionResult first = run({CopyOn(program, 0)});
   ASSERT_EQ(first.cores.size(), 1u);
   EXPECT_EQ(first.cores[0].device_start_ps, 0u);  // the clock starts at 0 with the device
-  const simulator::core::ExecutionResult second = run({CopyOn(program, 0)});
+  const ExecutionResult second = run({CopyOn(program, 0)});
   EXPECT_EQ(second.cores[0].device_start_ps, round_up(first.duration_ps));
   const uint64_t core0_now = round_up(first.duration_ps) + round_up(second.duration_ps);
 
@@ -155,7 +155,7 @@ TEST_P(DeviceExecuteTest, TheDeviceClockAdvancesOnlyByEachCoresExecutions) {
   EXPECT_FALSE(device_->Execute(failing, {}).ok());
 
   // Both cores together start at the later clock (core 0's) and both end at start + duration.
-  const simulator::core::ExecutionResult pair = run({CopyOn(program, 0), CopyOn(program, 1)});
+  const ExecutionResult pair = run({CopyOn(program, 0), CopyOn(program, 1)});
   ASSERT_EQ(pair.cores.size(), 2u);
   EXPECT_EQ(pair.cores[0].device_start_ps, core0_now);
   EXPECT_EQ(pair.cores[1].device_start_ps, core0_now);

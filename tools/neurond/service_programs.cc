@@ -124,7 +124,7 @@ grpc::Status NeurondService::Execute(grpc::ServerContext* context,
     session->BeginExecution(scope);
     reached_device = true;
     const Clock::time_point device_start = Clock::now();
-    StatusOr<simulator::core::ExecutionResult> result = device_->Execute(cores, options);
+    StatusOr<driver::ExecutionResult> result = device_->Execute(cores, options);
     const uint64_t device_ns = static_cast<uint64_t>(
         std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - device_start).count());
     {
@@ -137,7 +137,7 @@ grpc::Status NeurondService::Execute(grpc::ServerContext* context,
           const int physical = scope.physical_cores[i];
           ++core_executions_[physical];
           core_busy_ps_[physical] += result->cores[i].duration_ps;
-          for (const simulator::core::EngineStats& engine : result->cores[i].engines) {
+          for (const driver::EngineStats& engine : result->cores[i].engines) {
             core_flops_[physical] += engine.flops;
           }
         }

@@ -32,19 +32,19 @@ Json Source(const TraceSource& source) {
   return Json{{"kind", SourceKind(source.kind)}, {"index", source.index}};
 }
 
-Json Stats(const simulator::core::ExecutionResult& result) {
+Json Stats(const driver::ExecutionResult& result) {
   Json cores = Json::array();
-  for (const simulator::core::CoreStats& c : result.cores) {
+  for (const driver::CoreStats& c : result.cores) {
     Json engines = Json::object();
     for (int e = 0; e < isa::kEngineCount; ++e) {
-      const simulator::core::EngineStats& s = c.engines[e];
+      const driver::EngineStats& s = c.engines[e];
       engines[std::string(isa::EngineName(isa::Engine(e)))] = {{"busy_ps", s.busy_ps},
                                                                {"wait_ps", s.wait_ps},
                                                                {"instructions", s.instructions},
                                                                {"flops", s.flops}};
     }
     Json queues = Json::array();
-    for (const simulator::core::QueueStats& q : c.queues)
+    for (const driver::QueueStats& q : c.queues)
       queues.push_back({{"transfers", q.transfers}, {"bytes", q.bytes}, {"busy_ps", q.busy_ps}});
     cores.push_back({{"core", c.core},
                      {"duration_ps", c.duration_ps},

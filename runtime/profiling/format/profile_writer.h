@@ -10,8 +10,8 @@
 #include <string>
 
 #include "common/status.h"
+#include "driver/execution_result.h"
 #include "runtime/profiling/format/profile_format.h"
-#include "simulator/core/execution.h"
 #include "simulator/core/trace.h"
 
 namespace trnsim::runtime::profiling {
@@ -34,7 +34,7 @@ struct ProfiledExecution {
   uint64_t exec_id = 0;
   std::string model_name;
   Status status;  // the execution's outcome; its trace stops where a failure stopped it
-  simulator::core::ExecutionResult result;  // statistics (empty when status is an error)
+  driver::ExecutionResult result;  // statistics (empty when status is an error)
   simulator::core::ExecutionTrace trace;
 };
 

@@ -12,11 +12,9 @@
 namespace trnsim::driver::remote {
 namespace {
 
-namespace core = simulator::core;
-
-reference::DebugPrint Print(uint32_t prefix, isa::Dtype dtype, std::vector<uint64_t> shape,
-                            uint32_t core_index) {
-  reference::DebugPrint p;
+DebugPrint Print(uint32_t prefix, isa::Dtype dtype, std::vector<uint64_t> shape,
+                 uint32_t core_index) {
+  DebugPrint p;
   p.prefix_id = prefix;
   p.dtype = dtype;
   p.shape = std::move(shape);
@@ -37,14 +35,14 @@ v1::ExecutionResult ThroughWire(const v1::ExecutionResult& m) {
 }
 
 void ExpectInvalid(const v1::ExecutionResult& m, const std::string& what) {
-  StatusOr<std::vector<reference::DebugPrint>> r = DebugPrintsFromProto(m, 2);
+  StatusOr<std::vector<DebugPrint>> r = DebugPrintsFromProto(m, 2);
   ASSERT_FALSE(r.ok()) << what;
   EXPECT_EQ(r.status().code(), StatusCode::kInvalid);
   EXPECT_NE(r.status().message().find(what), std::string::npos) << r.status().message();
 }
 
 TEST(DebugConvertTest, PrintsRoundTripThroughTheExecutionResult) {
-  core::ExecutionResult in;
+  ExecutionResult in;
   in.cores.resize(2);
   in.debug_prints = {Print(0, isa::Dtype::kBfloat16, {128, 4}, 0),
                      Print(3, isa::Dtype::kUint64, {2, 3, 1, 2, 1}, 1),
@@ -52,14 +50,14 @@ TEST(DebugConvertTest, PrintsRoundTripThroughTheExecutionResult) {
   in.debug_prints_dropped = 42;
   v1::ExecutionResult message;
   ToProto(in, &message);
-  StatusOr<core::ExecutionResult> out = ExecutionResultFromProto(ThroughWire(message));
+  StatusOr<ExecutionResult> out = ExecutionResultFromProto(ThroughWire(message));
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   EXPECT_EQ(out->debug_prints, in.debug_prints);
   EXPECT_EQ(out->debug_prints_dropped, 42u);
 }
 
 TEST(DebugConvertTest, UntrustedRepliesAreInvalid) {
-  core::ExecutionResult in;
+  ExecutionResult in;
   in.cores.resize(2);
   in.debug_prints = {Print(1, isa::Dtype::kFloat32, {2, 3}, 1)};
   v1::ExecutionResult good;

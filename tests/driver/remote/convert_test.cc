@@ -12,8 +12,6 @@ namespace trnsim::driver::remote {
 namespace {
 
 namespace dma = simulator::dma;
-namespace core = simulator::core;
-
 // Serialises `message` and parses it back, so every round trip crosses real wire bytes.
 template <typename Message>
 Message ThroughWire(const Message& message) {
@@ -459,11 +457,11 @@ TEST(ExecutionConvertTest, CollectiveMembershipRoundTripsAndAnImpossibleRankIsRe
 }
 
 TEST(ExecutionConvertTest, ExecutionResultRoundTripsEveryStat) {
-  core::ExecutionResult in;
+  ExecutionResult in;
   in.duration_ps = 987654321;
   in.events = 4242;
   for (int c = 0; c < 2; ++c) {
-    core::CoreStats cs;
+    CoreStats cs;
     cs.core = 5 + c;
     cs.duration_ps = 1000 + c;
     for (int e = 0; e < isa::kEngineCount; ++e)
@@ -478,14 +476,14 @@ TEST(ExecutionConvertTest, ExecutionResultRoundTripsEveryStat) {
   }
   v1::ExecutionResult message;
   ToProto(in, &message);
-  StatusOr<core::ExecutionResult> out = ExecutionResultFromProto(ThroughWire(message));
+  StatusOr<ExecutionResult> out = ExecutionResultFromProto(ThroughWire(message));
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   EXPECT_EQ(out->duration_ps, in.duration_ps);
   EXPECT_EQ(out->events, in.events);
   ASSERT_EQ(out->cores.size(), 2u);
   for (int c = 0; c < 2; ++c) {
-    const core::CoreStats& a = out->cores[c];
-    const core::CoreStats& b = in.cores[c];
+    const CoreStats& a = out->cores[c];
+    const CoreStats& b = in.cores[c];
     EXPECT_EQ(a.core, b.core);
     EXPECT_EQ(a.duration_ps, b.duration_ps);
     for (int e = 0; e < isa::kEngineCount; ++e) {

@@ -265,7 +265,7 @@ class FakeNeurond final : public v1::Neurond::Service {
       execute_deadline = std::chrono::duration_cast<std::chrono::milliseconds>(
           context->deadline() - std::chrono::system_clock::now());
     }
-    simulator::core::ExecutionResult result;
+    ExecutionResult result;
     result.duration_ps = 1234;
     result.cores.resize(result_cores < 0 ? request->cores_size() : result_cores);
     ToProto(result, response->mutable_result());
@@ -433,7 +433,7 @@ TEST_F(FakeDaemonTest, ExecuteDeadlineFollowsTheHostTimeout) {
   std::vector<CoreExecution> cores(2);
   cores[1].physical_core = 1;
   ExecutionRequestOptions options;  // no host timeout: no deadline
-  StatusOr<simulator::core::ExecutionResult> result = (*device)->Execute(cores, options);
+  StatusOr<ExecutionResult> result = (*device)->Execute(cores, options);
   ASSERT_TRUE(result.ok()) << result.status().ToString();
   EXPECT_EQ(result->duration_ps, 1234u);
   EXPECT_EQ(result->cores.size(), 2u);

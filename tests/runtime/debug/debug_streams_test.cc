@@ -36,9 +36,8 @@ uint64_t U64At(const uint8_t* p) {
   return v;
 }
 
-reference::DebugPrint Print(isa::Dtype dtype, std::vector<uint64_t> shape,
-                            std::vector<uint8_t> data) {
-  reference::DebugPrint p;
+driver::DebugPrint Print(isa::Dtype dtype, std::vector<uint64_t> shape, std::vector<uint8_t> data) {
+  driver::DebugPrint p;
   p.dtype = dtype;
   p.shape = std::move(shape);
   p.data = std::move(data);
@@ -145,9 +144,9 @@ TEST(DebugStreamsTest, CoresDescriptorsAndDelivery) {
   EXPECT_EQ(streams.Read(12345).status().code(), StatusCode::kInvalid);
   EXPECT_EQ(streams.Close(12345).code(), StatusCode::kInvalid);
 
-  std::vector<reference::DebugPrint> prints = {Print(isa::Dtype::kInt32, {1, 1}, {1, 0, 0, 0}),
-                                               Print(isa::Dtype::kInt8, {1, 2}, {7, 8}),
-                                               Print(isa::Dtype::kInt8, {1, 1}, {9})};
+  std::vector<driver::DebugPrint> prints = {Print(isa::Dtype::kInt32, {1, 1}, {1, 0, 0, 0}),
+                                            Print(isa::Dtype::kInt8, {1, 2}, {7, 8}),
+                                            Print(isa::Dtype::kInt8, {1, 1}, {9})};
   std::vector<std::string_view> prefixes = {"a", "b", "c"};
   streams.Deliver(1, prints, prefixes, 0);  // core 1 only; a buffer of 2 drops "c"
   EXPECT_FALSE(Readable(*fd0));
@@ -213,7 +212,7 @@ TEST(DebugDumpTest, FilesAndIterations) {
     EXPECT_EQ(refused.status().code(), StatusCode::kInvalid);
     EXPECT_NE(refused.status().message().find("NEURON_RT_DEBUG_OUTPUT_DIR"), std::string::npos);
     // bf16 1.5 (0x3FC0) and -2 (0xC000): widened to float32 exactly.
-    std::vector<reference::DebugPrint> prints = {
+    std::vector<driver::DebugPrint> prints = {
         Print(isa::Dtype::kBfloat16, {1, 2}, {0xC0, 0x3F, 0x00, 0xC0}),
         Print(isa::Dtype::kInt16, {2, 1}, {1, 0, 0xFF, 0xFF})};
     std::vector<std::string_view> prefixes = {"t/x", "t/x"};

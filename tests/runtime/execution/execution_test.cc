@@ -81,7 +81,7 @@ TEST_F(ExecutionTest, RunsAndRecordsStats) {
   ASSERT_TRUE(record.ok());
   EXPECT_EQ(record->execution_count, 1u);
   ASSERT_EQ(record->last.cores.size(), 1u);
-  const simulator::core::CoreStats& core = record->last.cores[0];
+  const driver::CoreStats& core = record->last.cores[0];
   EXPECT_EQ(core.duration_ps, record->last.duration_ps);
   uint64_t dma_bytes = 0;
   for (const auto& q : core.queues) dma_bytes += q.bytes;

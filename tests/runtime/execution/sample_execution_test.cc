@@ -79,7 +79,7 @@ class SampleExecutionTest
     std::printf("[ figures  ] %s on %s: %.3f us simulated, %.3f s host, %llu events\n",
                 spec.name.c_str(), instance.c_str(), record->last.duration_ps / 1e6,
                 record->host_ns / 1e9, static_cast<unsigned long long>(record->last.events));
-    for (const simulator::core::CoreStats& core : record->last.cores) {
+    for (const driver::CoreStats& core : record->last.cores) {
       EXPECT_LE(core.duration_ps, record->last.duration_ps);
       EXPECT_GT(core.instructions, 0u);
       for (const auto& engine : core.engines) EXPECT_LE(engine.busy_ps, core.duration_ps);
