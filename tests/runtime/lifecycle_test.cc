@@ -3,6 +3,8 @@
 #include "runtime/lifecycle.h"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <future>
@@ -93,12 +95,28 @@ TEST(LifecycleTest, CloseWaitsForAnEnteredCallButNotForItsLock) {
 TEST(LifecycleTest, AForkedChildOfAnInitialisedRuntimeRefusesEveryCall) {
   Lifecycle lifecycle;
   ASSERT_TRUE(lifecycle.Init(EmptySession, [](Session&) {}).ok());
+  // A real fork, with the handlers' order: the child leaks the parent's Session by design, so
+  // it leaves with _exit (no leak check runs) and reports through its exit code.
   lifecycle.LockForFork();
-  lifecycle.BecomeForkedChild();  // as the child's handler does, with the lock still held
-  EXPECT_EQ(lifecycle.Check().code(), StatusCode::kFailure);
-  EXPECT_EQ(lifecycle.Share().status().code(), StatusCode::kFailure);
-  EXPECT_EQ(lifecycle.Init(EmptySession, [](Session&) {}).code(), StatusCode::kFailure);
-  EXPECT_FALSE(lifecycle.Close([](Session&) {}));
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    lifecycle.BecomeForkedChild();
+    int failures = 0;
+    failures += lifecycle.Check().code() != StatusCode::kFailure;
+    failures += lifecycle.Share().status().code() != StatusCode::kFailure;
+    failures += lifecycle.Init(EmptySession, [](Session&) {}).code() != StatusCode::kFailure;
+    failures += lifecycle.Close([](Session&) {}) ? 1 : 0;
+    _exit(failures);
+  }
+  lifecycle.UnlockAfterFork();
+  int wait_status = 0;
+  ASSERT_EQ(waitpid(child, &wait_status, 0), child);
+  ASSERT_TRUE(WIFEXITED(wait_status));
+  EXPECT_EQ(WEXITSTATUS(wait_status), 0) << "checks that failed in the child";
+  // The parent is untouched: still initialised, and its close frees the Session.
+  EXPECT_TRUE(lifecycle.Check().ok());
+  EXPECT_TRUE(lifecycle.Close([](Session&) {}));
 }
 
 }  // namespace
