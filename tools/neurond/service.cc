@@ -212,20 +212,23 @@ grpc::Status NeurondService::Attach(grpc::ServerContext* context, const v1::Atta
   }
   // Polled rather than notified: gRPC's synchronous API offers no callback when a client
   // vanishes, only IsCancelled().
+  // The shutdown flag is read before the session's own end: CloseAllSessions follows
+  // BeginShutdown, so a session the shutdown closed still gets its KIND_SHUTTING_DOWN.
   constexpr std::chrono::milliseconds kPoll{50};
-  while (!session->WaitClosed(kPoll)) {
-    if (context->IsCancelled()) {
-      EndSession(session, "attach stream broke");
-      return grpc::Status::CANCELLED;
-    }
+  for (;;) {
+    const bool closed = session->WaitClosed(kPoll);
     if (shutting_down_) {
       event.set_kind(v1::SessionEvent::KIND_SHUTTING_DOWN);
       event.set_message("neurond is shutting down; the session ends");
       writer->Write(event);
       return grpc::Status::OK;
     }
+    if (closed) return grpc::Status::OK;  // Goodbye ended the session
+    if (context->IsCancelled()) {
+      EndSession(session, "attach stream broke");
+      return grpc::Status::CANCELLED;
+    }
   }
-  return grpc::Status::OK;  // Goodbye ended the session
 }
 
 grpc::Status NeurondService::Goodbye(grpc::ServerContext* context, const v1::GoodbyeRequest*,
