@@ -53,10 +53,12 @@ run: configure
 test: build
 	@ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
 
-# The same suite built with AddressSanitizer + UndefinedBehaviorSanitizer, except the tests
-# labelled "slow" (the 137-GFLOP matmul sample: minutes at -O0 under ASan; `make test` runs it).
+# The same suite built with AddressSanitizer + UndefinedBehaviorSanitizer (at -O1 -g1, asserts
+# on; no benchmarks), except the tests labelled "slow" (the 137-GFLOP matmul sample and the
+# fidelity suite: minutes under ASan; `make test` runs them).
 sanitize: deps
-	@cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTRNSIM_SANITIZE=ON $(CMAKE_FLAGS) > /dev/null
+	@cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTRNSIM_SANITIZE=ON \
+	  -DTRNSIM_BUILD_BENCH=OFF $(CMAKE_FLAGS) > /dev/null
 	@cmake --build $(ASAN_DIR) -j $(JOBS)
 	@ctest --test-dir $(ASAN_DIR) --output-on-failure -j $(JOBS) -LE slow
 
