@@ -94,7 +94,7 @@ int main(int argc, char** argv) {
   app.add_option("--max-sessions", options.service.max_sessions, "sessions open at once")
       ->capture_default_str();
   app.add_option("--max-session-memory", options.service.max_session_memory_bytes,
-                 "device memory one session may hold, in bytes (0: no limit)")
+                 "bytes one session may hold: device memory, programs and uploads (0: no limit)")
       ->capture_default_str();
   app.add_option("--max-trace-events", options.service.max_trace_events,
                  "events one execution's trace may record; past it the trace is truncated")

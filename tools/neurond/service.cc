@@ -311,6 +311,8 @@ grpc::Status NeurondService::Status(grpc::ServerContext* context, const v1::Stat
       usage->set_model_id(memory.model_id);
     }
     out->set_loaded_programs(session->loaded_programs());
+    out->set_program_bytes(session->program_bytes());
+    out->set_upload_bytes(session->upload_bytes());
     out->set_executions(session->executions());
     out->set_failed_executions(session->failed_executions());
     for (const auto& [code, count] : session->ExecutionStatuses()) {
