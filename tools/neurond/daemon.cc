@@ -54,6 +54,11 @@ StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
     return InvalidError("--max-sessions " + std::to_string(options.service.max_sessions) +
                         ": must be at least 1");
   }
+  if (options.service.max_sessions_per_peer < 1) {
+    return InvalidError("--max-sessions-per-peer " +
+                        std::to_string(options.service.max_sessions_per_peer) +
+                        ": must be at least 1");
+  }
   if (options.service.attach_grace.count() < 1) {
     return InvalidError("attach grace " + std::to_string(options.service.attach_grace.count()) +
                         " ms: must be at least 1 ms");

@@ -93,6 +93,9 @@ int main(int argc, char** argv) {
   key_option->needs(cert_option);
   app.add_option("--max-sessions", options.service.max_sessions, "sessions open at once")
       ->capture_default_str();
+  app.add_option("--max-sessions-per-peer", options.service.max_sessions_per_peer,
+                 "sessions one client (host address, or local uid) may hold at once")
+      ->capture_default_str();
   app.add_option("--max-session-memory", options.service.max_session_memory_bytes,
                  "bytes one session may hold: device memory, programs and uploads (0: no limit)")
       ->capture_default_str();

@@ -11,6 +11,7 @@
 #include "driver/remote/convert.h"
 #include "simulator/collective/collective_hub.h"
 #include "tools/neurond/credentials.h"
+#include "tools/neurond/peer_identity.h"
 
 namespace trnsim::neurond {
 namespace {
@@ -37,8 +38,8 @@ NeurondService::NeurondService(driver::Device* device, ServiceOptions options)
     : device_(device),
       options_(std::move(options)),
       started_at_(std::chrono::steady_clock::now()),
-      sessions_(device, options_.max_sessions, options_.max_session_memory_bytes,
-                options_.attach_grace),
+      sessions_(device, options_.max_sessions, options_.max_sessions_per_peer,
+                options_.max_session_memory_bytes, options_.attach_grace),
       core_executions_(device->instance_spec().PhysicalCores(), 0),
       core_busy_ps_(device->instance_spec().PhysicalCores(), 0),
       core_busy_wall_ns_(device->instance_spec().PhysicalCores(), 0),
@@ -169,6 +170,7 @@ grpc::Status NeurondService::Hello(grpc::ServerContext* context, const v1::Hello
     identity.client_pid = request->client_pid();
     identity.client_command = ClientText(request->client_command());
     identity.runtime_version = ClientText(request->runtime_version());
+    identity.peer = PeerIdentity(context->peer());
     const std::string fault_text =
         faults ? driver::faults::FormatFaultSpec(faults->spec()) : std::string();
     StatusOr<std::shared_ptr<Session>> session =

@@ -76,7 +76,10 @@ inline constexpr std::chrono::milliseconds kDefaultMaxExecTime{3600 * 1000};
 struct ServiceOptions {
   std::string token;  // empty: the daemon has none
   int lnc = 0;        // 0: any core range; 1 or 2: whole logical cores only
-  int max_sessions = 64;
+  int max_sessions = 128;
+  // Sessions one client peer may hold at once (PeerIdentity: a host's address, a Unix socket
+  // client's uid when known); Hello beyond it is NRT_RESOURCE.
+  int max_sessions_per_peer = 64;
   uint64_t max_session_memory_bytes = 0;  // 0: no limit beyond the device's
   // A session whose Attach stream has not opened this long after Hello is ended (at least 1 ms).
   std::chrono::milliseconds attach_grace{10000};

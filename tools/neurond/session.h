@@ -63,6 +63,7 @@ struct SessionIdentity {
   int64_t client_pid = 0;
   std::string client_command;
   std::string runtime_version;
+  std::string peer;  // PeerIdentity of the connection that said Hello (peer_identity.h)
 };
 
 // Bytes one session holds in one category on one HBM stack for one model (0: none).
