@@ -59,6 +59,10 @@ StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
                         std::to_string(options.service.max_sessions_per_peer) +
                         ": must be at least 1");
   }
+  if (options.service.max_threads < 2) {
+    return InvalidError("--max-threads " + std::to_string(options.service.max_threads) +
+                        ": must be at least 2 (one polls for calls while one serves)");
+  }
   if (options.service.attach_grace.count() < 1) {
     return InvalidError("attach grace " + std::to_string(options.service.attach_grace.count()) +
                         " ms: must be at least 1 ms");
@@ -88,6 +92,10 @@ StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
   for (const driver::remote::ChannelSetting& setting : driver::remote::TransferChannelSettings()) {
     builder.AddChannelArgument(setting.name, setting.value);
   }
+  // Calls past the cap are refused (RESOURCE_EXHAUSTED) instead of each taking a thread.
+  grpc::ResourceQuota quota("neurond");
+  quota.SetMaxThreads(options.service.max_threads);
+  builder.SetResourceQuota(quota);
   builder.RegisterService(daemon->service_.get());
   daemon->server_ = builder.BuildAndStart();
   if (options.inherited) {

@@ -96,6 +96,9 @@ int main(int argc, char** argv) {
   app.add_option("--max-sessions-per-peer", options.service.max_sessions_per_peer,
                  "sessions one client (host address, or local uid) may hold at once")
       ->capture_default_str();
+  app.add_option("--max-threads", options.service.max_threads,
+                 "threads serving calls; a call past them is refused (RESOURCE_EXHAUSTED)")
+      ->capture_default_str();
   app.add_option("--max-session-memory", options.service.max_session_memory_bytes,
                  "bytes one session may hold: device memory, programs and uploads (0: no limit)")
       ->capture_default_str();

@@ -80,6 +80,10 @@ struct ServiceOptions {
   // Sessions one client peer may hold at once (PeerIdentity: a host's address, a Unix socket
   // client's uid when known); Hello beyond it is NRT_RESOURCE.
   int max_sessions_per_peer = 64;
+  // Threads of the gRPC server (grpc::ResourceQuota::SetMaxThreads, applied by Daemon::Start,
+  // at least 2): every call in flight holds one, an Attach stream for its session's life; a call
+  // that finds none free is refused by gRPC with RESOURCE_EXHAUSTED.
+  int max_threads = 512;
   uint64_t max_session_memory_bytes = 0;  // 0: no limit beyond the device's
   // A session whose Attach stream has not opened this long after Hello is ended (at least 1 ms).
   std::chrono::milliseconds attach_grace{10000};

@@ -52,6 +52,70 @@ TEST_F(NeurondServiceTest, PeerAndThreadLimitsAreValidated) {
   options.instance = *simulator::FindInstanceSpec("trn2.3xlarge");
   options.service.max_sessions_per_peer = 0;
   EXPECT_EQ(Daemon::Start(options).status().code(), StatusCode::kInvalid);
+  options.service.max_sessions_per_peer = 1;
+  options.service.max_threads = 1;
+  EXPECT_EQ(Daemon::Start(options).status().code(), StatusCode::kInvalid);
+}
+
+// More calls that block (host barriers no other rank joins) than the server has threads: some
+// are refused by gRPC instead of each taking a thread, and once they end the daemon serves as
+// before.
+TEST_F(NeurondServiceTest, CallsPastTheThreadCapAreRefusedAndTheDaemonRecovers) {
+  StartDaemon(ServiceOptions{.token = kToken, .max_threads = 6});
+  auto observer = Connect();
+  auto blocker = Connect();
+  v1::CoreRange range;
+  range.set_first_physical_core(0);
+  range.set_count(1);
+  v1::AcquireCoresResponse acquired;
+  ASSERT_TRUE(blocker->stub().AcquireCores(blocker->Context().get(), range, &acquired).ok());
+  ASSERT_EQ(acquired.status().code(), kOk);
+
+  constexpr int kCalls = 12;
+  std::vector<grpc::StatusCode> codes(kCalls, grpc::StatusCode::UNKNOWN);
+  std::vector<uint32_t> nrt(kCalls, ~0u);
+  std::atomic<int> refused{0};
+  std::vector<std::thread> calls;
+  for (int i = 0; i < kCalls; ++i) {
+    calls.emplace_back([&, i] {
+      v1::HostCollectiveRequest request;
+      request.set_kind(v1::HOST_COLLECTIVE_BARRIER);
+      request.set_communicator("blocked-" + std::to_string(i));
+      request.set_rank(0);
+      request.set_world_size(2);
+      request.set_timeout_ms(60000);
+      v1::HostCollectiveResponse response;
+      grpc::Status status =
+          blocker->stub().HostCollective(blocker->Context().get(), request, &response);
+      codes[i] = status.error_code();
+      nrt[i] = response.status().code();
+      if (status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) ++refused;
+    });
+  }
+  for (int i = 0; i < 500 && refused == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_GT(refused.load(), 0) << "every one of " << kCalls << " blocked calls got a thread";
+  // The blocked barriers end with their session.
+  blocker->BreakAttach();
+  for (std::thread& call : calls) call.join();
+  int served = 0;
+  for (int i = 0; i < kCalls; ++i) {
+    if (codes[i] == grpc::StatusCode::RESOURCE_EXHAUSTED) continue;
+    EXPECT_EQ(codes[i], grpc::StatusCode::OK) << "call " << i;
+    EXPECT_NE(nrt[i], kOk) << "call " << i << ": a barrier no other rank joined";
+    ++served;
+  }
+  EXPECT_GT(served, 0);
+  EXPECT_LT(served, kCalls);
+  // Recovered: the observer and a new session are served in full.
+  for (int i = 0; i < 500 && DaemonStatus(*observer).sessions_size() != 1; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(DaemonStatus(*observer).sessions_size(), 1);
+  ExpectServing(*observer);
+  auto next = Connect();
+  ExpectServing(*next);
 }
 
 }  // namespace
