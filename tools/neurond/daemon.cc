@@ -81,7 +81,10 @@ StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
   driver::DeviceOptions device_options;
   device_options.instance = options.instance;
   TRNSIM_ASSIGN_OR_RETURN(daemon->device_, driver::sim::OpenSimDevice(device_options));
-  daemon->service_ = std::make_unique<NeurondService>(daemon->device_.get(), options.service);
+  ServiceOptions service = options.service;
+  // Same host: other sessions' processes are visible (ServiceOptions::show_all_processes).
+  if (listen.starts_with("unix:")) service.show_all_processes = true;
+  daemon->service_ = std::make_unique<NeurondService>(daemon->device_.get(), service);
 
   grpc::ServerBuilder builder;
   int port = 0;

@@ -3,7 +3,8 @@
 //
 //   neurond --listen ADDR --instance TYPE [--lnc N] [--token-file F] [--allow-remote]
 //           [--tls-cert PEM --tls-key PEM]
-//           [--max-sessions N] [--max-session-memory BYTES] [--shutdown-grace-ms MS]
+//           [--max-sessions N] [--max-sessions-per-peer N] [--max-threads N]
+//           [--show-all-processes] [--max-session-memory BYTES] [--shutdown-grace-ms MS]
 //           [--max-trace-events N] [--max-trace-bytes BYTES] [--max-exec-events N]
 //           [--max-exec-ms MS]
 //   neurond --version | --help
@@ -99,6 +100,8 @@ int main(int argc, char** argv) {
   app.add_option("--max-threads", options.service.max_threads,
                  "threads serving calls; a call past them is refused (RESOURCE_EXHAUSTED)")
       ->capture_default_str();
+  app.add_flag("--show-all-processes", options.service.show_all_processes,
+               "Status shows other sessions' pid and command line on TCP/TLS too");
   app.add_option("--max-session-memory", options.service.max_session_memory_bytes,
                  "bytes one session may hold: device memory, programs and uploads (0: no limit)")
       ->capture_default_str();

@@ -301,8 +301,11 @@ grpc::Status NeurondService::Status(grpc::ServerContext* context, const v1::Stat
     for (int core : session->HeldCores()) owners[core] = id.id;
     v1::SessionStatus* out = response->add_sessions();
     out->set_session_id(id.id);
-    out->set_client_pid(id.client_pid);
-    out->set_client_command(id.client_command);
+    // Another session's process only to a local caller, or with --show-all-processes.
+    if (options_.show_all_processes || session == caller) {
+      out->set_client_pid(id.client_pid);
+      out->set_client_command(id.client_command);
+    }
     out->set_runtime_version(id.runtime_version);
     for (const SessionMemory& memory : session->MemoryUsage()) {
       v1::MemoryUsage* usage = out->add_memory();

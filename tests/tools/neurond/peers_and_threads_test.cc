@@ -118,5 +118,43 @@ TEST_F(NeurondServiceTest, CallsPastTheThreadCapAreRefusedAndTheDaemonRecovers) 
   ExpectServing(*next);
 }
 
+// Each session's pid and command line (RawClient sends 4242, "neurond_test") as another
+// session's Status shows them.
+void ExpectProcesses(RawClient& caller, bool others_shown) {
+  v1::StatusResponse status;
+  ASSERT_TRUE(caller.stub().Status(caller.Context().get(), v1::StatusRequest(), &status).ok());
+  ASSERT_EQ(status.sessions_size(), 2);
+  for (const v1::SessionStatus& session : status.sessions()) {
+    const bool shown = others_shown || session.session_id() == caller.session_id();
+    EXPECT_EQ(session.client_pid(), shown ? 4242 : 0) << session.session_id();
+    EXPECT_EQ(session.client_command(), shown ? "neurond_test" : "") << session.session_id();
+    EXPECT_FALSE(session.runtime_version().empty());
+  }
+}
+
+TEST_F(NeurondServiceTest, OtherSessionsProcessesAreShownOnlyToLocalClients) {
+  {
+    SCOPED_TRACE("unix");
+    auto alice = Connect();
+    auto bob = Connect();
+    ExpectProcesses(*alice, true);
+  }
+  {
+    SCOPED_TRACE("TCP");
+    StartDaemon(ServiceOptions{.token = kToken}, "127.0.0.1:0");
+    auto alice = Connect();
+    auto bob = Connect();
+    ExpectProcesses(*alice, false);
+    ExpectProcesses(*bob, false);
+  }
+  {
+    SCOPED_TRACE("TCP, --show-all-processes");
+    StartDaemon(ServiceOptions{.token = kToken, .show_all_processes = true}, "127.0.0.1:0");
+    auto alice = Connect();
+    auto bob = Connect();
+    ExpectProcesses(*alice, true);
+  }
+}
+
 }  // namespace
 }  // namespace trnsim::neurond
