@@ -54,6 +54,15 @@ StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
     return InvalidError("--max-sessions " + std::to_string(options.service.max_sessions) +
                         ": must be at least 1");
   }
+  if (options.service.max_sessions_per_peer < 1) {
+    return InvalidError("--max-sessions-per-peer " +
+                        std::to_string(options.service.max_sessions_per_peer) +
+                        ": must be at least 1");
+  }
+  if (options.service.max_threads < 2) {
+    return InvalidError("--max-threads " + std::to_string(options.service.max_threads) +
+                        ": must be at least 2 (one polls for calls while one serves)");
+  }
   if (options.service.attach_grace.count() < 1) {
     return InvalidError("attach grace " + std::to_string(options.service.attach_grace.count()) +
                         " ms: must be at least 1 ms");
@@ -72,7 +81,10 @@ StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
   driver::DeviceOptions device_options;
   device_options.instance = options.instance;
   TRNSIM_ASSIGN_OR_RETURN(daemon->device_, driver::sim::OpenSimDevice(device_options));
-  daemon->service_ = std::make_unique<NeurondService>(daemon->device_.get(), options.service);
+  ServiceOptions service = options.service;
+  // Same host: other sessions' processes are visible (ServiceOptions::show_all_processes).
+  if (listen.starts_with("unix:")) service.show_all_processes = true;
+  daemon->service_ = std::make_unique<NeurondService>(daemon->device_.get(), service);
 
   grpc::ServerBuilder builder;
   int port = 0;
@@ -83,6 +95,10 @@ StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
   for (const driver::remote::ChannelSetting& setting : driver::remote::TransferChannelSettings()) {
     builder.AddChannelArgument(setting.name, setting.value);
   }
+  // Calls past the cap are refused (RESOURCE_EXHAUSTED) instead of each taking a thread.
+  grpc::ResourceQuota quota("neurond");
+  quota.SetMaxThreads(options.service.max_threads);
+  builder.SetResourceQuota(quota);
   builder.RegisterService(daemon->service_.get());
   daemon->server_ = builder.BuildAndStart();
   if (options.inherited) {

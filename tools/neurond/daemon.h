@@ -3,10 +3,13 @@
 // the command line; tests start one in-process.
 //
 // Start() validates the options (listen address: listen_address.h; lnc 1 or 2, and 2 only
-// where the instance's cores pair up; max_sessions >= 1; attach_grace >= 1 ms) and returns
+// where the instance's cores pair up; max_sessions and
+// max_sessions_per_peer >= 1; max_threads >= 2; attach_grace >= 1 ms) and returns
 // NRT_INVALID for bad ones, NRT_FAILURE naming the address when it cannot be bound;
 // options.tls is checked as ServerCredentials does (credentials.h). TLS works on TCP and unix:
-// addresses alike. gRPC messages are capped a little above one chunk (CHUNK_BYTES), so an
+// addresses alike. The server runs at most service.max_threads threads (gRPC's ResourceQuota:
+// a call past them is RESOURCE_EXHAUSTED), and service.show_all_processes is set for a unix:
+// address. gRPC messages are capped a little above one chunk (CHUNK_BYTES), so an
 // oversized message is refused by gRPC itself (RESOURCE_EXHAUSTED) before it is parsed.
 //
 // With options.inherited (systemd socket activation, socket_activation.h) the daemon binds

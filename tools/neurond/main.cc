@@ -3,7 +3,8 @@
 //
 //   neurond --listen ADDR --instance TYPE [--lnc N] [--token-file F] [--allow-remote]
 //           [--tls-cert PEM --tls-key PEM]
-//           [--max-sessions N] [--max-session-memory BYTES] [--shutdown-grace-ms MS]
+//           [--max-sessions N] [--max-sessions-per-peer N] [--max-threads N]
+//           [--show-all-processes] [--max-session-memory BYTES] [--shutdown-grace-ms MS]
 //           [--max-trace-events N] [--max-trace-bytes BYTES] [--max-exec-events N]
 //           [--max-exec-ms MS]
 //   neurond --version | --help
@@ -93,8 +94,16 @@ int main(int argc, char** argv) {
   key_option->needs(cert_option);
   app.add_option("--max-sessions", options.service.max_sessions, "sessions open at once")
       ->capture_default_str();
+  app.add_option("--max-sessions-per-peer", options.service.max_sessions_per_peer,
+                 "sessions one client (host address, or local uid) may hold at once")
+      ->capture_default_str();
+  app.add_option("--max-threads", options.service.max_threads,
+                 "threads serving calls; a call past them is refused (RESOURCE_EXHAUSTED)")
+      ->capture_default_str();
+  app.add_flag("--show-all-processes", options.service.show_all_processes,
+               "Status shows other sessions' pid and command line on TCP/TLS too");
   app.add_option("--max-session-memory", options.service.max_session_memory_bytes,
-                 "device memory one session may hold, in bytes (0: no limit)")
+                 "bytes one session may hold: device memory, programs and uploads (0: no limit)")
       ->capture_default_str();
   app.add_option("--max-trace-events", options.service.max_trace_events,
                  "events one execution's trace may record; past it the trace is truncated")

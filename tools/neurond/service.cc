@@ -11,6 +11,7 @@
 #include "driver/remote/convert.h"
 #include "simulator/collective/collective_hub.h"
 #include "tools/neurond/credentials.h"
+#include "tools/neurond/peer_identity.h"
 
 namespace trnsim::neurond {
 namespace {
@@ -37,8 +38,8 @@ NeurondService::NeurondService(driver::Device* device, ServiceOptions options)
     : device_(device),
       options_(std::move(options)),
       started_at_(std::chrono::steady_clock::now()),
-      sessions_(device, options_.max_sessions, options_.max_session_memory_bytes,
-                options_.attach_grace),
+      sessions_(device, options_.max_sessions, options_.max_sessions_per_peer,
+                options_.max_session_memory_bytes, options_.attach_grace),
       core_executions_(device->instance_spec().PhysicalCores(), 0),
       core_busy_ps_(device->instance_spec().PhysicalCores(), 0),
       core_busy_wall_ns_(device->instance_spec().PhysicalCores(), 0),
@@ -169,6 +170,7 @@ grpc::Status NeurondService::Hello(grpc::ServerContext* context, const v1::Hello
     identity.client_pid = request->client_pid();
     identity.client_command = ClientText(request->client_command());
     identity.runtime_version = ClientText(request->runtime_version());
+    identity.peer = PeerIdentity(context->peer());
     const std::string fault_text =
         faults ? driver::faults::FormatFaultSpec(faults->spec()) : std::string();
     StatusOr<std::shared_ptr<Session>> session =
@@ -302,8 +304,11 @@ grpc::Status NeurondService::Status(grpc::ServerContext* context, const v1::Stat
     for (int core : session->HeldCores()) owners[core] = id.id;
     v1::SessionStatus* out = response->add_sessions();
     out->set_session_id(id.id);
-    out->set_client_pid(id.client_pid);
-    out->set_client_command(id.client_command);
+    // Another session's process only to a local caller, or with --show-all-processes.
+    if (options_.show_all_processes || session == caller) {
+      out->set_client_pid(id.client_pid);
+      out->set_client_command(id.client_command);
+    }
     out->set_runtime_version(id.runtime_version);
     for (const SessionMemory& memory : session->MemoryUsage()) {
       v1::MemoryUsage* usage = out->add_memory();
@@ -314,6 +319,8 @@ grpc::Status NeurondService::Status(grpc::ServerContext* context, const v1::Stat
       usage->set_model_id(memory.model_id);
     }
     out->set_loaded_programs(session->loaded_programs());
+    out->set_program_bytes(session->program_bytes());
+    out->set_upload_bytes(session->upload_bytes());
     out->set_executions(session->executions());
     out->set_failed_executions(session->failed_executions());
     for (const auto& [code, count] : session->ExecutionStatuses()) {

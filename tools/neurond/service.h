@@ -35,6 +35,12 @@
 // point-to-point ends only on logical cores it holds (LogicalCoreSize physical cores each), and
 // its comm and request ids are its own (PeerCall::owner). Refusals are NRT_INVALID, logged.
 //
+// Limits (README "Security model"): Hello is NRT_RESOURCE past max_sessions, or past
+// max_sessions_per_peer sessions of the caller's PeerIdentity (peer_identity.h); a session's
+// device memory, loaded programs and LoadProgram streams in flight count together against
+// max_session_memory_bytes (session.h). Status shows another session's client pid and command
+// line only with show_all_processes (Daemon::Start sets it on a unix: address).
+//
 // Thread safety: gRPC calls the RPCs from many threads at once; all state is locked.
 #pragma once
 
@@ -76,7 +82,19 @@ inline constexpr std::chrono::milliseconds kDefaultMaxExecTime{3600 * 1000};
 struct ServiceOptions {
   std::string token;  // empty: the daemon has none
   int lnc = 0;        // 0: any core range; 1 or 2: whole logical cores only
-  int max_sessions = 64;
+  int max_sessions = 128;
+  // Sessions one client peer may hold at once (PeerIdentity: a host's address, a Unix socket
+  // client's uid when known); Hello beyond it is NRT_RESOURCE.
+  int max_sessions_per_peer = 64;
+  // Threads of the gRPC server (grpc::ResourceQuota::SetMaxThreads, applied by Daemon::Start,
+  // at least 2): every call in flight holds one, an Attach stream for its session's life; a call
+  // that finds none free is refused by gRPC with RESOURCE_EXHAUSTED.
+  int max_threads = 512;
+  // Status shows other sessions' client pid and command line (a session always sees its own).
+  // Daemon::Start sets it for a unix: address: a local client could see those processes in
+  // /proc anyway, as neuron-ls shows every process on AWS. Otherwise (TCP, TLS) they are 0 and
+  // empty unless this is set (--show-all-processes).
+  bool show_all_processes = false;
   uint64_t max_session_memory_bytes = 0;  // 0: no limit beyond the device's
   // A session whose Attach stream has not opened this long after Hello is ended (at least 1 ms).
   std::chrono::milliseconds attach_grace{10000};

@@ -26,21 +26,57 @@ namespace {
 
 namespace remote = driver::remote;
 
+// The upload's charge on its session (Session::ReserveUpload), returned on every exit of the
+// stream: its end, a refusal, a client that cancels or goes away.
+class UploadCharge {
+ public:
+  explicit UploadCharge(Session& session) : session_(session) {}
+  ~UploadCharge() {
+    if (bytes_ != 0) session_.ReleaseUpload(bytes_);
+  }
+  UploadCharge(const UploadCharge&) = delete;
+  UploadCharge& operator=(const UploadCharge&) = delete;
+
+  trnsim::Status Reserve(uint64_t bytes) {
+    TRNSIM_RETURN_IF_ERROR(session_.ReserveUpload(bytes));
+    bytes_ = bytes;
+    return trnsim::Status::Ok();
+  }
+
+ private:
+  Session& session_;
+  uint64_t bytes_ = 0;
+};
+
+// The announced size is charged before the assembler reserves it, and stays charged until the
+// program is loaded or refused; the loaded program's own charge is added by Session::LoadProgram
+// before the Device decodes it.
 StatusOr<driver::ProgramHandle> DoLoadProgram(
     Session& session, grpc::ServerReader<v1::LoadProgramRequest>* reader) {
   v1::LoadProgramRequest message;
   if (!reader->Read(&message)) return InvalidError("LoadProgram stream ended before its header");
   if (!message.has_header()) return InvalidError("LoadProgram stream does not start with a header");
   TRNSIM_ASSIGN_OR_RETURN(driver::ModelOwner owner, remote::ModelOwnerFromProto(message.header()));
+  const uint64_t image_bytes = message.header().image_bytes();
+  if (image_bytes > remote::kMaxProgramImageBytes) {  // before it is charged
+    return InvalidError("a program image of " + std::to_string(image_bytes) +
+                        " bytes is over the limit of " +
+                        std::to_string(remote::kMaxProgramImageBytes));
+  }
+  UploadCharge charge(session);
+  TRNSIM_RETURN_IF_ERROR(charge.Reserve(image_bytes));
   TRNSIM_ASSIGN_OR_RETURN(remote::ChunkAssembler assembler,
-                          remote::ChunkAssembler::Start(message.header().image_bytes(),
+                          remote::ChunkAssembler::Start(image_bytes,
                                                         remote::kMaxProgramImageBytes));
   while (reader->Read(&message)) {
     if (message.has_header()) return InvalidError("LoadProgram stream has a second header");
     TRNSIM_RETURN_IF_ERROR(assembler.Add(message.chunk()));
   }
-  TRNSIM_ASSIGN_OR_RETURN(std::string bytes, std::move(assembler).Finish());
-  TRNSIM_ASSIGN_OR_RETURN(driver::ProgramImage image, remote::ParseProgramImage(bytes));
+  driver::ProgramImage image;
+  {
+    TRNSIM_ASSIGN_OR_RETURN(std::string bytes, std::move(assembler).Finish());
+    TRNSIM_ASSIGN_OR_RETURN(image, remote::ParseProgramImage(bytes));
+  }  // the reassembled bytes go before the Device decodes
   return session.LoadProgram(image, owner);
 }
 

@@ -1,6 +1,9 @@
 #include "tools/neurond/session.h"
 
+#include <algorithm>
 #include <utility>
+
+#include "driver/sim/program_footprint.h"
 
 namespace trnsim::neurond {
 
@@ -18,6 +21,20 @@ Session::~Session() { Close(); }
 Status Session::CheckOpen() const {
   if (closed_) return FailureError("session " + std::to_string(identity_.id) + " has ended");
   return Status::Ok();
+}
+
+Status Session::CheckLimit(uint64_t bytes, const std::string& what) const {
+  const uint64_t held = memory_bytes_ + program_bytes_ + upload_bytes_;
+  if (max_memory_bytes_ == 0 || (bytes <= max_memory_bytes_ && held <= max_memory_bytes_ - bytes)) {
+    return Status::Ok();
+  }
+  return ResourceError("session " + std::to_string(identity_.id) + " would hold " +
+                       std::to_string(held) + " + " + std::to_string(bytes) + " bytes (" + what +
+                       "), above the daemon's limit of " + std::to_string(max_memory_bytes_) +
+                       " per session (--max-session-memory; it holds " +
+                       std::to_string(memory_bytes_) + " of device memory, " +
+                       std::to_string(program_bytes_) + " of programs, " +
+                       std::to_string(upload_bytes_) + " of uploads in flight)");
 }
 
 bool Session::MarkAttached() {
@@ -87,22 +104,12 @@ StatusOr<driver::AllocationInfo> Session::Allocate(const driver::AllocationReque
     return InvalidError("owner core " + std::to_string(request.owner_core) + " is outside the " +
                         std::to_string(cores) + " cores of the instance");
   }
-  auto over_limit = [&](uint64_t bytes) {
-    return max_memory_bytes_ != 0 &&
-           (bytes > max_memory_bytes_ || memory_bytes_ > max_memory_bytes_ - bytes);
-  };
-  auto limit_error = [&](uint64_t bytes) {
-    return ResourceError("session " + std::to_string(identity_.id) + " would hold " +
-                         std::to_string(memory_bytes_) + " + " + std::to_string(bytes) +
-                         " bytes of device memory, above the daemon's limit of " +
-                         std::to_string(max_memory_bytes_) + " per session");
-  };
-  if (over_limit(request.size_bytes)) return limit_error(request.size_bytes);
+  TRNSIM_RETURN_IF_ERROR(CheckLimit(request.size_bytes, "an allocation of device memory"));
   TRNSIM_ASSIGN_OR_RETURN(driver::AllocationInfo info, device_->Allocate(request));
   // The Device rounds the size up; the limit applies to what it reserved.
-  if (over_limit(info.size_bytes)) {
+  if (Status limit = CheckLimit(info.size_bytes, "an allocation of device memory"); !limit.ok()) {
     (void)device_->Free(info.handle);
-    return limit_error(info.size_bytes);
+    return limit;
   }
   DeviceMemory memory;
   memory.device_handle = info.handle;
@@ -159,16 +166,33 @@ uint64_t Session::memory_bytes() const {
   return memory_bytes_;
 }
 
+Status Session::ReserveUpload(uint64_t bytes) {
+  std::lock_guard lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckOpen());
+  TRNSIM_RETURN_IF_ERROR(CheckLimit(bytes, "a program upload"));
+  upload_bytes_ += bytes;
+  return Status::Ok();
+}
+
+void Session::ReleaseUpload(uint64_t bytes) {
+  std::lock_guard lock(mutex_);
+  if (closed_) return;  // Close returned it
+  upload_bytes_ -= std::min(bytes, upload_bytes_);
+}
+
 StatusOr<driver::ProgramHandle> Session::LoadProgram(const driver::ProgramImage& image,
                                                      const driver::ModelOwner& owner) {
   std::lock_guard lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckOpen());
+  const uint64_t bytes = driver::sim::LoadedProgramBytes(image);
+  TRNSIM_RETURN_IF_ERROR(CheckLimit(bytes, "a loaded program"));
   if (faults_ != nullptr) {
     TRNSIM_RETURN_IF_ERROR(faults_->BeforeLoad(owner.name, owner.physical_core, image));
   }
   TRNSIM_ASSIGN_OR_RETURN(driver::ProgramHandle device_handle, device_->LoadProgram(image, owner));
   const driver::ProgramHandle handle = next_program_++;
-  programs_[handle] = Program{device_handle, owner};
+  programs_[handle] = Program{device_handle, owner, bytes};
+  program_bytes_ += bytes;
   return handle;
 }
 
@@ -182,6 +206,7 @@ Status Session::UnloadProgram(driver::ProgramHandle program) {
   }
   TRNSIM_RETURN_IF_ERROR(device_->UnloadProgram(it->second.device_handle));
   const uint64_t model_id = it->second.owner.id;
+  program_bytes_ -= it->second.bytes;
   programs_.erase(it);
   ForgetModelIfGone(model_id);
   return Status::Ok();
@@ -227,6 +252,16 @@ std::vector<SessionModel> Session::Models() const {
 uint32_t Session::loaded_programs() const {
   std::lock_guard lock(mutex_);
   return static_cast<uint32_t>(programs_.size());
+}
+
+uint64_t Session::program_bytes() const {
+  std::lock_guard lock(mutex_);
+  return program_bytes_;
+}
+
+uint64_t Session::upload_bytes() const {
+  std::lock_guard lock(mutex_);
+  return upload_bytes_;
 }
 
 Status Session::PrepareExecution(std::vector<driver::CoreExecution>* cores,
@@ -356,6 +391,8 @@ Session::Released Session::Close() {
     model_cores_ran_.clear();  // model_running_ stays: EndExecution of a running one needs it
     bytes_by_category_.clear();
     memory_bytes_ = 0;
+    program_bytes_ = 0;
+    upload_bytes_ = 0;  // streams still in flight see closed_ and release nothing
     for (int c = 0; c < static_cast<int>(cores_held_.size()); ++c) {
       if (!cores_held_[c]) continue;
       device_->ReleaseCores(c, 1);

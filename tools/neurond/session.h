@@ -7,8 +7,12 @@
 // NRT_INVALID_HANDLE, so one client can never name another's memory.
 // Cores: AcquireCores goes to the Device, which refuses (NRT_FAILURE) a core any session holds;
 // ReleaseCores releases only cores this session holds.
-// Memory: an allocation that would take the session's bytes above max_memory_bytes (0: no
-// limit) is NRT_RESOURCE; an owner_core outside the instance is NRT_INVALID.
+// Memory: the session's bytes are its device memory, its loaded programs (each charged
+// driver::sim::LoadedProgramBytes of its image, the host memory the Device keeps for it) and
+// its program uploads in flight (ReserveUpload); an allocation, upload or load that would take
+// them above max_memory_bytes (0: no limit) is NRT_RESOURCE, with a message naming the
+// session, what was asked, the bytes and the limit. An owner_core outside the instance is
+// NRT_INVALID. Every charge is returned by Free, UnloadProgram, ReleaseUpload and Close.
 // Programs: the session's program handles map to the Device's like memory handles do.
 // Models: each program and allocation may name the client's model it belongs to
 // (driver::ModelOwner, AllocationRequest::owner_model_id; 0: none). The session keeps those
@@ -59,6 +63,7 @@ struct SessionIdentity {
   int64_t client_pid = 0;
   std::string client_command;
   std::string runtime_version;
+  std::string peer;  // PeerIdentity of the connection that said Hello (peer_identity.h)
 };
 
 // Bytes one session holds in one category on one HBM stack for one model (0: none).
@@ -133,10 +138,20 @@ class Session {
   std::vector<SessionMemory> MemoryUsage() const;
   uint64_t memory_bytes() const;
 
+  // A LoadProgram stream in flight: ReserveUpload charges `bytes` (the image size its header
+  // announced, which the daemon reserves to reassemble it) until ReleaseUpload(bytes), which
+  // every exit of the stream calls (UploadCharge does). After Close, ReserveUpload is
+  // NRT_FAILURE and ReleaseUpload does nothing (Close returned every charge).
+  Status ReserveUpload(uint64_t bytes);
+  void ReleaseUpload(uint64_t bytes);
+  // Charges LoadedProgramBytes(image) while the Device decodes it and then until the program
+  // is unloaded; NRT_RESOURCE (and nothing loaded) when that would pass the limit.
   StatusOr<driver::ProgramHandle> LoadProgram(const driver::ProgramImage& image,
                                               const driver::ModelOwner& owner);
   Status UnloadProgram(driver::ProgramHandle program);
   uint32_t loaded_programs() const;
+  uint64_t program_bytes() const;  // charged for its loaded programs
+  uint64_t upload_bytes() const;   // charged for its uploads in flight
   // Ascending model id; a model is listed while one of its programs is loaded.
   std::vector<SessionModel> Models() const;
   // Also fills `scope` (cleared first) when the request is accepted.
@@ -173,6 +188,9 @@ class Session {
 
  private:
   Status CheckOpen() const;  // caller holds mutex_
+  // NRT_RESOURCE when charging `bytes` more for `what` would take the session above
+  // max_memory_bytes_. Caller holds mutex_.
+  Status CheckLimit(uint64_t bytes, const std::string& what) const;
   // Drops the per-model entries of `model_id` once none of its programs is loaded and none of
   // its executions runs. Caller holds mutex_.
   void ForgetModelIfGone(uint64_t model_id);
@@ -191,12 +209,15 @@ class Session {
   std::vector<bool> cores_held_;  // instance-wide physical cores
   std::map<driver::MemoryHandle, DeviceMemory> memory_;
   driver::MemoryHandle next_handle_ = 1;
-  uint64_t memory_bytes_ = 0;
+  uint64_t memory_bytes_ = 0;   // device memory
+  uint64_t program_bytes_ = 0;  // loaded programs and the one being loaded (Program::bytes)
+  uint64_t upload_bytes_ = 0;   // LoadProgram streams in flight
   // (chip, hbm, category, model id) -> bytes
   std::map<std::tuple<int, int, driver::MemoryCategory, uint64_t>, uint64_t> bytes_by_category_;
   struct Program {
     driver::ProgramHandle device_handle = driver::kInvalidProgramHandle;
     driver::ModelOwner owner;
+    uint64_t bytes = 0;  // charged: driver::sim::LoadedProgramBytes of its image
   };
   std::map<driver::ProgramHandle, Program> programs_;  // by session handle
   driver::ProgramHandle next_program_ = 1;

@@ -7,31 +7,35 @@
 
 namespace trnsim::neurond {
 
-SessionTable::SessionTable(driver::Device* device, int max_sessions,
+SessionTable::SessionTable(driver::Device* device, int max_sessions, int max_sessions_per_peer,
                            uint64_t max_session_memory_bytes,
                            std::chrono::milliseconds attach_grace)
     : device_(device),
       max_sessions_(max_sessions),
+      max_sessions_per_peer_(max_sessions_per_peer),
       max_session_memory_bytes_(max_session_memory_bytes),
       attach_grace_(attach_grace) {}
 
 StatusOr<std::shared_ptr<Session>> SessionTable::Open(
     SessionIdentity identity, std::unique_ptr<driver::faults::FaultPlan> faults) {
-  std::shared_ptr<Session> session;
-  {
-    std::lock_guard lock(mutex_);
-    if (static_cast<int>(by_key_.size()) < max_sessions_) {
-      identity.id = next_id_++;
-      identity.key = NewSessionKey();
-      session = std::make_shared<Session>(identity, device_, max_session_memory_bytes_,
-                                          std::move(faults));
-      by_key_[identity.key] = session;
-    }
-  }
-  if (session == nullptr) {
+  std::lock_guard lock(mutex_);
+  if (static_cast<int>(by_key_.size()) >= max_sessions_) {
     return ResourceError("neurond serves at most " + std::to_string(max_sessions_) +
-                         " sessions at once");
+                         " sessions at once (--max-sessions)");
   }
+  const auto of_peer = std::count_if(by_key_.begin(), by_key_.end(), [&](const auto& entry) {
+    return entry.second->identity().peer == identity.peer;
+  });
+  if (of_peer >= max_sessions_per_peer_) {
+    return ResourceError("peer " + identity.peer + " already holds " + std::to_string(of_peer) +
+                         " sessions, the most one peer may hold (--max-sessions-per-peer " +
+                         std::to_string(max_sessions_per_peer_) + ")");
+  }
+  identity.id = next_id_++;
+  identity.key = NewSessionKey();
+  auto session =
+      std::make_shared<Session>(identity, device_, max_session_memory_bytes_, std::move(faults));
+  by_key_[identity.key] = session;
   return session;
 }
 

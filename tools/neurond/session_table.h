@@ -1,7 +1,8 @@
 // SessionTable: the open sessions of one neurond, found by their secret key.
 //
 // Open() creates a session with a fresh id (1, 2, ...) and a random key, or NRT_RESOURCE when
-// max_sessions are open. Remove() takes a session out of the table (later calls with its key are
+// max_sessions are open or max_sessions_per_peer are open for the same identity.peer
+// (peer_identity.h). Remove() takes a session out of the table (later calls with its key are
 // refused) and returns it; nullptr if already gone.
 // RemoveUnattached() takes out the sessions that said Hello but have not opened their Attach
 // stream within `attach_grace` (a client that died between the two calls, or never meant to
@@ -27,8 +28,8 @@ namespace trnsim::neurond {
 
 class SessionTable {
  public:
-  SessionTable(driver::Device* device, int max_sessions, uint64_t max_session_memory_bytes,
-               std::chrono::milliseconds attach_grace);
+  SessionTable(driver::Device* device, int max_sessions, int max_sessions_per_peer,
+               uint64_t max_session_memory_bytes, std::chrono::milliseconds attach_grace);
 
   // `identity.id` and `identity.key` are filled in here. `faults`: the session's fault plan
   // (HelloRequest.faults; null: none).
@@ -44,6 +45,7 @@ class SessionTable {
  private:
   driver::Device* const device_;
   const int max_sessions_;
+  const int max_sessions_per_peer_;
   const uint64_t max_session_memory_bytes_;
   const std::chrono::milliseconds attach_grace_;
 

@@ -30,10 +30,11 @@ class NeurondServiceTest : public ::testing::Test {
  protected:
   void SetUp() override { StartDaemon(ServiceOptions{.token = kToken}); }
 
-  void StartDaemon(ServiceOptions service) {
+  // On `listen`, or (empty) a Unix socket in the test's folder.
+  void StartDaemon(ServiceOptions service, const std::string& listen = "") {
     daemon_.reset();
     DaemonOptions options;
-    options.listen = "unix:" + (dir_.path() / "neurond.sock").string();
+    options.listen = listen.empty() ? "unix:" + (dir_.path() / "neurond.sock").string() : listen;
     StatusOr<const simulator::InstanceSpec*> spec = simulator::FindInstanceSpec("trn2.3xlarge");
     ASSERT_TRUE(spec.ok());
     options.instance = *spec;

@@ -1,10 +1,15 @@
-// neurond's small parts: listen addresses and the credentials.
+// neurond's small parts: listen addresses, the credentials and peer identities.
 #include <gtest/gtest.h>
 
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <set>
+#include <string>
 
 #include "tools/neurond/credentials.h"
 #include "tools/neurond/listen_address.h"
+#include "tools/neurond/peer_identity.h"
 
 namespace trnsim::neurond {
 namespace {
@@ -49,6 +54,27 @@ TEST(CredentialsTest, SessionKeysAre128RandomBitsInHex) {
     keys.insert(key);
   }
   EXPECT_EQ(keys.size(), 100u);
+}
+
+// One peer per host address, whatever the port; a passed socket's Unix client by its uid.
+TEST(PeerIdentityTest, AddressesLoseTheirPortAndUnixClientsAreTheirUid) {
+  EXPECT_EQ(PeerIdentity("ipv4:127.0.0.1:5000"), "ipv4:127.0.0.1");
+  EXPECT_EQ(PeerIdentity("ipv4:10.1.2.3:65535"), "ipv4:10.1.2.3");
+  EXPECT_EQ(PeerIdentity("ipv6:[::1]:41000"), "ipv6:[::1]");
+  EXPECT_EQ(PeerIdentity("ipv6:%5B::1%5D:41000"), "ipv6:%5B::1%5D");
+  EXPECT_EQ(PeerIdentity("unix:"), "unix:");
+  EXPECT_EQ(PeerIdentity("unix:/tmp/client.sock"), "unix:/tmp/client.sock");
+  EXPECT_EQ(PeerIdentity("ipv4:127.0.0.1:"), "ipv4:127.0.0.1:");   // no port: kept whole
+  EXPECT_EQ(PeerIdentity("ipv6:[::1"), "ipv6:[::1");
+  EXPECT_EQ(PeerIdentity(""), "");
+  int pair[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, pair), 0);
+  EXPECT_EQ(PeerIdentity("fd:" + std::to_string(pair[0])), "uid:" + std::to_string(getuid()));
+  close(pair[0]);
+  close(pair[1]);
+  EXPECT_EQ(PeerIdentity("fd:" + std::to_string(pair[0])), "fd:" + std::to_string(pair[0]));
+  EXPECT_EQ(PeerIdentity("fd:x"), "fd:x");
+  EXPECT_EQ(PeerIdentity("fd:-1"), "fd:-1");
 }
 
 }  // namespace
