@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <set>
 #include <string>
 #include <thread>
@@ -232,12 +233,13 @@ TEST(NeurondLoadTest, SixteenClientsFourKilledAndEverythingComesBack) {
   for (int i = 0; i < 500 && !std::filesystem::exists(dir.path() / "sock"); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  RawClient observer(address);
+  auto observer = std::make_unique<RawClient>(address);
   v1::HelloResponse hello;
-  ASSERT_TRUE(observer.Hello("", &hello).ok()) << "neurond did not come up on " << address;
-  ASSERT_TRUE(observer.Attach());
+  ASSERT_TRUE(observer->Hello("", &hello).ok()) << "neurond did not come up on " << address;
+  ASSERT_TRUE(observer->Attach());
   v1::StatusResponse status;
-  ASSERT_TRUE(observer.stub().Status(observer.Context().get(), v1::StatusRequest(), &status).ok());
+  ASSERT_TRUE(
+      observer->stub().Status(observer->Context().get(), v1::StatusRequest(), &status).ok());
   const Held baseline = HeldBy(status);
   EXPECT_EQ(baseline.sessions, 1);
   close(go[1]);  // go
@@ -279,7 +281,7 @@ TEST(NeurondLoadTest, SixteenClientsFourKilledAndEverythingComesBack) {
   Held after;
   for (int i = 0; i < 500; ++i) {
     ASSERT_TRUE(
-        observer.stub().Status(observer.Context().get(), v1::StatusRequest(), &status).ok());
+        observer->stub().Status(observer->Context().get(), v1::StatusRequest(), &status).ok());
     after = HeldBy(status);
     if (after.sessions == baseline.sessions) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -297,10 +299,15 @@ TEST(NeurondLoadTest, SixteenClientsFourKilledAndEverythingComesBack) {
   request.set_alignment_bytes(64);
   request.set_category(v1::MEMORY_CATEGORY_TENSOR);
   v1::AllocateResponse allocated;
-  ASSERT_TRUE(observer.stub().Allocate(observer.Context().get(), request, &allocated).ok());
+  ASSERT_TRUE(observer->stub().Allocate(observer->Context().get(), request, &allocated).ok());
   EXPECT_EQ(allocated.status().code(), 0u);
 
+  // SIGTERM: the daemon tells the observer, which goes, and exits 0.
   kill(daemon, SIGTERM);
+  v1::SessionEvent event;
+  ASSERT_TRUE(observer->NextEvent(&event));
+  EXPECT_EQ(event.kind(), v1::SessionEvent::KIND_SHUTTING_DOWN);
+  observer.reset();
   int daemon_status = 0;
   waitpid(daemon, &daemon_status, 0);
   processes.pids[0] = 0;
