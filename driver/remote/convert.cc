@@ -267,6 +267,14 @@ void ToProto(const driver::ModelOwner& in, v1::LoadProgramHeader* out) {
 
 StatusOr<driver::ModelOwner> ModelOwnerFromProto(const v1::LoadProgramHeader& in) {
   driver::ModelOwner out;
+  // Checked and kept whether or not the program names a model (it is fault injection's).
+  if (in.has_physical_core()) {
+    if (in.physical_core() < 0) {
+      return Invalid("negative physical core " + std::to_string(in.physical_core()) + " in",
+                     "LoadProgramHeader.physical_core");
+    }
+    out.physical_core = in.physical_core();
+  }
   if (in.model_id() == 0) {
     if (!in.model_name().empty() || !in.model_uuid().empty()) {
       return Invalid("a model name or uuid without a model id:", "LoadProgramHeader.model_id");
@@ -280,13 +288,6 @@ StatusOr<driver::ModelOwner> ModelOwnerFromProto(const v1::LoadProgramHeader& in
   if (!uuid.empty() && (uuid.size() != kModelUuidChars || !hex)) {
     return Invalid("not empty nor " + std::to_string(kModelUuidChars) + " lowercase hex digits:",
                    "LoadProgramHeader.model_uuid");
-  }
-  if (in.has_physical_core()) {
-    if (in.physical_core() < 0) {
-      return Invalid("negative physical core " + std::to_string(in.physical_core()) + " in",
-                     "LoadProgramHeader.physical_core");
-    }
-    out.physical_core = in.physical_core();
   }
   out.id = in.model_id();
   out.name = in.model_name().substr(0, kMaxModelNameBytes);
@@ -320,7 +321,9 @@ void ToProto(const driver::VarBinding& in, v1::VarBinding* out) {
 
 StatusOr<driver::VarBinding> VarBindingFromProto(const v1::VarBinding& in) {
   const std::string where = "VarBinding of var " + std::to_string(in.var_id());
-  if (in.memory() == driver::kInvalidMemoryHandle) return Invalid("memory handle 0:", where);
+  // A binding of 0 bytes may name no memory: the variable is empty (driver/device.h).
+  if (in.memory() == driver::kInvalidMemoryHandle && in.size() != 0)
+    return Invalid("memory handle 0:", where);
   TRNSIM_RETURN_IF_ERROR(CheckRange(in.offset(), in.size(), where.c_str()));
   return driver::VarBinding{in.var_id(), in.memory(), in.offset(), in.size(), in.output()};
 }
@@ -370,9 +373,11 @@ void ToProto(const driver::ExecutionRequestOptions& in, v1::ExecutionOptions* ou
 StatusOr<driver::ExecutionRequestOptions> ExecutionOptionsFromProto(
     const v1::ExecutionOptions& in) {
   using Rep = std::chrono::milliseconds::rep;
-  if (in.host_timeout_ms() > static_cast<uint64_t>(std::numeric_limits<Rep>::max()))
-    return Invalid(std::to_string(in.host_timeout_ms()) + " ms is out of range:",
+  if (in.host_timeout_ms() > kMaxHostTimeoutMs)
+    return Invalid(std::to_string(in.host_timeout_ms()) + " ms is out of range (at most " +
+                       std::to_string(kMaxHostTimeoutMs) + "):",
                    "ExecutionOptions.host_timeout_ms");
+  static_assert(kMaxHostTimeoutMs <= uint64_t(std::numeric_limits<Rep>::max()));
   driver::ExecutionRequestOptions out;
   out.host_timeout = std::chrono::milliseconds(static_cast<Rep>(in.host_timeout_ms()));
   out.stochastic_rounding = in.stochastic_rounding();

@@ -8,7 +8,7 @@
 // XFromProto(message) parses a message from the other side of the connection — for the daemon
 // that is untrusted input. It validates every enum (unset or unknown: NRT_INVALID), every range
 // (negative chips/cores/queues, a size of 0, an alignment that is not a power of two, an offset
-// + size that wraps, a timeout beyond std::chrono::milliseconds), every required sub-message
+// + size that wraps, a timeout above kMaxHostTimeoutMs), every required sub-message
 // and every count (one stream and descriptor list per engine, 1..16 DMA sources, at most 4
 // pattern dimensions, descriptor ids strictly increasing) and returns NRT_INVALID with one
 // message naming the field, never undefined behaviour. Checks against state (does handle 7
@@ -17,6 +17,7 @@
 // Thread safety: all functions are reentrant.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -31,6 +32,12 @@
 namespace trnsim::driver::remote {
 
 namespace v1 = ::trnsim::neurond::v1;
+
+// The longest host timeout a request may carry (ExecutionOptions.host_timeout_ms,
+// HostCollectiveRequest.timeout_ms): 2^40 ms, about 34.8 years. Its deadline, now plus the
+// timeout in the steady clock's nanoseconds, stays far inside int64; a longer one (2^63 - 1 ms
+// was accepted) overflowed it, and the collective hub timed the call out at once.
+inline constexpr uint64_t kMaxHostTimeoutMs = uint64_t{1} << 40;
 
 // Status <-> NrtStatus. A code that is not an NRT_STATUS value arrives as NRT_INVALID naming it
 // (with the original message), an OK code with a message as plain OK.

@@ -250,8 +250,11 @@ grpc::Status NeurondService::HostCollective(grpc::ServerContext* context,
                             " is not a host collective");
     }
     using Rep = std::chrono::milliseconds::rep;
-    if (request->timeout_ms() > uint64_t(std::numeric_limits<Rep>::max())) {
-      return InvalidError("HostCollectiveRequest.timeout_ms is out of range");
+    // Its deadline is now plus the timeout in nanoseconds: a longer one would overflow it.
+    if (request->timeout_ms() > remote::kMaxHostTimeoutMs) {
+      return InvalidError("HostCollectiveRequest.timeout_ms " +
+                          std::to_string(request->timeout_ms()) + " is out of range (at most " +
+                          std::to_string(remote::kMaxHostTimeoutMs) + ")");
     }
     const uint64_t input_bytes = request->input().size();
     if (call.kind == driver::HostCollectiveKind::kBarrier && input_bytes != 0) {

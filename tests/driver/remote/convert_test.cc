@@ -190,6 +190,14 @@ TEST(ProgramConvertTest, ModelOwnerRoundTripsAndMalformedOnesAreRefused) {
   EXPECT_EQ(out->id, 0u);
   EXPECT_TRUE(out->name.empty() && out->uuid.empty());
 
+  // The core is checked and kept with or without a model.
+  old.set_physical_core(3);
+  out = ModelOwnerFromProto(ThroughWire(old));
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(out->physical_core, 3);
+  old.set_physical_core(-1);
+  ExpectInvalid(ModelOwnerFromProto(old), "physical_core");
+
   v1::LoadProgramHeader m = header;
   m.set_model_id(0);
   ExpectInvalid(ModelOwnerFromProto(m), "model_id");
@@ -402,6 +410,9 @@ TEST(ExecutionConvertTest, CoreExecutionRoundTrips) {
   m = message;
   m.mutable_vars(1)->set_memory(0);
   ExpectInvalid(CoreExecutionFromProto(m), "memory handle 0");
+  m.mutable_vars(1)->set_size(0);  // an empty variable names no memory (driver/device.h)
+  ASSERT_TRUE(CoreExecutionFromProto(m).ok());
+  EXPECT_EQ(CoreExecutionFromProto(m)->vars[1].memory, driver::kInvalidMemoryHandle);
   m = message;
   m.mutable_vars(0)->set_offset(~uint64_t{0});
   ExpectInvalid(CoreExecutionFromProto(m), "overflows");
@@ -425,6 +436,13 @@ TEST(ExecutionConvertTest, ExecutionOptionsRoundTripAndAHugeTimeoutIsRefused) {
 
   message.set_host_timeout_ms(uint64_t{1} << 63);
   ExpectInvalid(ExecutionOptionsFromProto(message), "host_timeout_ms");
+  // Below 2^63 ms too: a deadline in nanoseconds would overflow (kMaxHostTimeoutMs).
+  message.set_host_timeout_ms(kMaxHostTimeoutMs + 1);
+  ExpectInvalid(ExecutionOptionsFromProto(message), "host_timeout_ms");
+  message.set_host_timeout_ms(kMaxHostTimeoutMs);
+  ASSERT_TRUE(ExecutionOptionsFromProto(message).ok());
+  EXPECT_EQ(ExecutionOptionsFromProto(message)->host_timeout.count(),
+            std::chrono::milliseconds::rep(kMaxHostTimeoutMs));
   in.host_timeout = std::chrono::milliseconds(-5);  // meaningless: sent as "none"
   ToProto(in, &message);
   EXPECT_EQ(message.host_timeout_ms(), 0u);
