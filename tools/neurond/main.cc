@@ -4,7 +4,8 @@
 //   neurond --listen ADDR --instance TYPE [--lnc N] [--token-file F] [--allow-remote]
 //           [--tls-cert PEM --tls-key PEM]
 //           [--max-sessions N] [--max-sessions-per-peer N] [--max-threads N]
-//           [--show-all-processes] [--max-session-memory BYTES] [--shutdown-grace-ms MS]
+//           [--show-all-processes] [--max-session-memory BYTES]
+//           [--max-session-program-memory BYTES] [--shutdown-grace-ms MS]
 //           [--max-trace-events N] [--max-trace-bytes BYTES] [--max-exec-events N]
 //           [--max-exec-ms MS]
 //   neurond --version | --help
@@ -104,6 +105,9 @@ int main(int argc, char** argv) {
                "Status shows other sessions' pid and command line on TCP/TLS too");
   app.add_option("--max-session-memory", options.service.max_session_memory_bytes,
                  "bytes one session may hold: device memory, programs and uploads (0: no limit)")
+      ->capture_default_str();
+  app.add_option("--max-session-program-memory", options.service.max_session_program_bytes,
+                 "bytes of loaded programs and uploads one session may hold (0: no limit)")
       ->capture_default_str();
   app.add_option("--max-trace-events", options.service.max_trace_events,
                  "events one execution's trace may record; past it the trace is truncated")

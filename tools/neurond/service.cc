@@ -38,8 +38,10 @@ NeurondService::NeurondService(driver::Device* device, ServiceOptions options)
     : device_(device),
       options_(std::move(options)),
       started_at_(std::chrono::steady_clock::now()),
-      sessions_(device, options_.max_sessions, options_.max_sessions_per_peer,
-                options_.max_session_memory_bytes, options_.attach_grace),
+      sessions_(
+          device, options_.max_sessions, options_.max_sessions_per_peer,
+          SessionLimits{options_.max_session_memory_bytes, options_.max_session_program_bytes},
+          options_.attach_grace),
       core_executions_(device->instance_spec().PhysicalCores(), 0),
       core_busy_ps_(device->instance_spec().PhysicalCores(), 0),
       core_busy_wall_ns_(device->instance_spec().PhysicalCores(), 0),

@@ -96,6 +96,8 @@ struct ServiceOptions {
   // empty unless this is set (--show-all-processes).
   bool show_all_processes = false;
   uint64_t max_session_memory_bytes = 0;  // 0: no limit beyond the device's
+  // Loaded programs and uploads in flight of one session (0: no limit); SessionLimits.
+  uint64_t max_session_program_bytes = SessionLimits{}.program_bytes;
   // A session whose Attach stream has not opened this long after Hello is ended (at least 1 ms).
   std::chrono::milliseconds attach_grace{10000};
   // Traces and runaway programs (README.md, "Security model"). What one Execute's recorded trace

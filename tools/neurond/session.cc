@@ -7,11 +7,11 @@
 
 namespace trnsim::neurond {
 
-Session::Session(SessionIdentity identity, driver::Device* device, uint64_t max_memory_bytes,
+Session::Session(SessionIdentity identity, driver::Device* device, SessionLimits limits,
                  std::unique_ptr<driver::faults::FaultPlan> faults)
     : identity_(std::move(identity)),
       device_(device),
-      max_memory_bytes_(max_memory_bytes),
+      limits_(limits),
       opened_at_(std::chrono::steady_clock::now()),
       faults_(std::move(faults)),
       cores_held_(device->instance_spec().PhysicalCores(), false) {}
@@ -23,17 +23,37 @@ Status Session::CheckOpen() const {
   return Status::Ok();
 }
 
-Status Session::CheckLimit(uint64_t bytes, const std::string& what) const {
-  const uint64_t held = memory_bytes_ + program_bytes_ + upload_bytes_;
-  if (max_memory_bytes_ == 0 || (bytes <= max_memory_bytes_ && held <= max_memory_bytes_ - bytes)) {
+namespace {
+
+// Whether `held` + `bytes` stays within `limit` (0: no limit), without overflowing.
+bool Fits(uint64_t held, uint64_t bytes, uint64_t limit) {
+  return limit == 0 || (bytes <= limit && held <= limit - bytes);
+}
+
+}  // namespace
+
+Status Session::CheckLimit(uint64_t bytes, const std::string& what, bool program) const {
+  const uint64_t held_programs = program_bytes_ + upload_bytes_;
+  const uint64_t held = memory_bytes_ + held_programs;
+  const char* flag = nullptr;
+  uint64_t limit = 0;
+  uint64_t counted = 0;
+  if (!Fits(held, bytes, limits_.memory_bytes)) {
+    flag = "--max-session-memory";
+    limit = limits_.memory_bytes;
+    counted = held;
+  } else if (program && !Fits(held_programs, bytes, limits_.program_bytes)) {
+    flag = "--max-session-program-memory";
+    limit = limits_.program_bytes;
+    counted = held_programs;
+  } else {
     return Status::Ok();
   }
   return ResourceError("session " + std::to_string(identity_.id) + " would hold " +
-                       std::to_string(held) + " + " + std::to_string(bytes) + " bytes (" + what +
-                       "), above the daemon's limit of " + std::to_string(max_memory_bytes_) +
-                       " per session (--max-session-memory; it holds " +
-                       std::to_string(memory_bytes_) + " of device memory, " +
-                       std::to_string(program_bytes_) + " of programs, " +
+                       std::to_string(counted) + " + " + std::to_string(bytes) + " bytes (" + what +
+                       "), above the daemon's limit of " + std::to_string(limit) +
+                       " per session (" + flag + "; it holds " + std::to_string(memory_bytes_) +
+                       " of device memory, " + std::to_string(program_bytes_) + " of programs, " +
                        std::to_string(upload_bytes_) + " of uploads in flight)");
 }
 
@@ -104,10 +124,11 @@ StatusOr<driver::AllocationInfo> Session::Allocate(const driver::AllocationReque
     return InvalidError("owner core " + std::to_string(request.owner_core) + " is outside the " +
                         std::to_string(cores) + " cores of the instance");
   }
-  TRNSIM_RETURN_IF_ERROR(CheckLimit(request.size_bytes, "an allocation of device memory"));
+  TRNSIM_RETURN_IF_ERROR(CheckLimit(request.size_bytes, "an allocation of device memory", false));
   TRNSIM_ASSIGN_OR_RETURN(driver::AllocationInfo info, device_->Allocate(request));
   // The Device rounds the size up; the limit applies to what it reserved.
-  if (Status limit = CheckLimit(info.size_bytes, "an allocation of device memory"); !limit.ok()) {
+  if (Status limit = CheckLimit(info.size_bytes, "an allocation of device memory", false);
+      !limit.ok()) {
     (void)device_->Free(info.handle);
     return limit;
   }
@@ -169,7 +190,7 @@ uint64_t Session::memory_bytes() const {
 Status Session::ReserveUpload(uint64_t bytes) {
   std::lock_guard lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckOpen());
-  TRNSIM_RETURN_IF_ERROR(CheckLimit(bytes, "a program upload"));
+  TRNSIM_RETURN_IF_ERROR(CheckLimit(bytes, "a program upload", true));
   upload_bytes_ += bytes;
   return Status::Ok();
 }
@@ -185,7 +206,7 @@ StatusOr<driver::ProgramHandle> Session::LoadProgram(const driver::ProgramImage&
   std::lock_guard lock(mutex_);
   TRNSIM_RETURN_IF_ERROR(CheckOpen());
   const uint64_t bytes = driver::sim::LoadedProgramBytes(image);
-  TRNSIM_RETURN_IF_ERROR(CheckLimit(bytes, "a loaded program"));
+  TRNSIM_RETURN_IF_ERROR(CheckLimit(bytes, "a loaded program", true));
   if (faults_ != nullptr) {
     TRNSIM_RETURN_IF_ERROR(faults_->BeforeLoad(owner.name, owner.physical_core, image));
   }

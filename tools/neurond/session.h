@@ -103,9 +103,19 @@ struct ExecutionScope {
   std::string model_name;             // the NEFF name of the first core's program
 };
 
+// What one session may make the daemon hold (README.md, "Memory a session can hold").
+struct SessionLimits {
+  // Device memory, loaded programs and uploads in flight together (--max-session-memory;
+  // 0: no limit beyond the device's HBM).
+  uint64_t memory_bytes = 0;
+  // Loaded programs and uploads in flight alone, the daemon's host memory
+  // (--max-session-program-memory; 0: no limit): bounded even when memory_bytes is 0.
+  uint64_t program_bytes = uint64_t{8} << 30;
+};
+
 class Session {
  public:
-  Session(SessionIdentity identity, driver::Device* device, uint64_t max_memory_bytes,
+  Session(SessionIdentity identity, driver::Device* device, SessionLimits limits,
           std::unique_ptr<driver::faults::FaultPlan> faults = nullptr);
   ~Session();  // Close()
   Session(const Session&) = delete;
@@ -189,15 +199,16 @@ class Session {
  private:
   Status CheckOpen() const;  // caller holds mutex_
   // NRT_RESOURCE when charging `bytes` more for `what` would take the session above
-  // max_memory_bytes_. Caller holds mutex_.
-  Status CheckLimit(uint64_t bytes, const std::string& what) const;
+  // limits_.memory_bytes or, for a program or an upload (`program`), above
+  // limits_.program_bytes. Caller holds mutex_.
+  Status CheckLimit(uint64_t bytes, const std::string& what, bool program) const;
   // Drops the per-model entries of `model_id` once none of its programs is loaded and none of
   // its executions runs. Caller holds mutex_.
   void ForgetModelIfGone(uint64_t model_id);
 
   const SessionIdentity identity_;
   driver::Device* const device_;
-  const uint64_t max_memory_bytes_;
+  const SessionLimits limits_;
   const std::chrono::steady_clock::time_point opened_at_;
   std::atomic<bool> cancel_{false};
   const std::unique_ptr<driver::faults::FaultPlan> faults_;

@@ -8,12 +8,11 @@
 namespace trnsim::neurond {
 
 SessionTable::SessionTable(driver::Device* device, int max_sessions, int max_sessions_per_peer,
-                           uint64_t max_session_memory_bytes,
-                           std::chrono::milliseconds attach_grace)
+                           SessionLimits session_limits, std::chrono::milliseconds attach_grace)
     : device_(device),
       max_sessions_(max_sessions),
       max_sessions_per_peer_(max_sessions_per_peer),
-      max_session_memory_bytes_(max_session_memory_bytes),
+      session_limits_(session_limits),
       attach_grace_(attach_grace) {}
 
 StatusOr<std::shared_ptr<Session>> SessionTable::Open(
@@ -33,8 +32,7 @@ StatusOr<std::shared_ptr<Session>> SessionTable::Open(
   }
   identity.id = next_id_++;
   identity.key = NewSessionKey();
-  auto session =
-      std::make_shared<Session>(identity, device_, max_session_memory_bytes_, std::move(faults));
+  auto session = std::make_shared<Session>(identity, device_, session_limits_, std::move(faults));
   by_key_[identity.key] = session;
   return session;
 }

@@ -29,7 +29,7 @@ namespace trnsim::neurond {
 class SessionTable {
  public:
   SessionTable(driver::Device* device, int max_sessions, int max_sessions_per_peer,
-               uint64_t max_session_memory_bytes, std::chrono::milliseconds attach_grace);
+               SessionLimits session_limits, std::chrono::milliseconds attach_grace);
 
   // `identity.id` and `identity.key` are filled in here. `faults`: the session's fault plan
   // (HelloRequest.faults; null: none).
@@ -46,7 +46,7 @@ class SessionTable {
   driver::Device* const device_;
   const int max_sessions_;
   const int max_sessions_per_peer_;
-  const uint64_t max_session_memory_bytes_;
+  const SessionLimits session_limits_;
   const std::chrono::milliseconds attach_grace_;
 
   mutable std::mutex mutex_;  // guards everything below

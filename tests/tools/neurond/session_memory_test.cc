@@ -204,5 +204,39 @@ TEST_F(SessionMemoryTest, LoadedProgramsCountAgainstTheSessionLimit) {
   ExpectServing(*observer);
 }
 
+// Programs and uploads are the daemon's host memory: --max-session-program-memory bounds them
+// even when --max-session-memory is 0 (no limit), and device memory does not count towards it.
+TEST_F(SessionMemoryTest, ProgramsAreBoundedWithoutASessionMemoryLimit) {
+  const driver::ProgramImage image = CopyImage();
+  const std::string serialised = driver::remote::SerializeProgramImage(image);
+  const uint64_t program = driver::sim::LoadedProgramBytes(image);
+  StartDaemon(ServiceOptions{.token = kToken,
+                             .max_session_memory_bytes = 0,
+                             .max_session_program_bytes = 2 * program + serialised.size()});
+  auto client = Connect();
+  auto observer = Connect();
+  const v1::AllocateResponse allocated = Allocate(*client, 64 * kMiB);
+  ASSERT_EQ(allocated.status().code(), kOk) << allocated.status().message();
+  for (int i = 0; i < 2; ++i) {
+    const v1::LoadProgramResponse loaded = LoadProgram(*client, serialised);
+    ASSERT_EQ(loaded.status().code(), kOk) << loaded.status().message();
+  }
+  const v1::LoadProgramResponse refused = LoadProgram(*client, serialised);
+  EXPECT_EQ(refused.status().code(), kResource);
+  EXPECT_NE(refused.status().message().find("--max-session-program-memory"), std::string::npos)
+      << refused.status().message();
+  const v1::SessionStatus status = SessionOf(*observer, *client);
+  EXPECT_EQ(status.loaded_programs(), 2u);
+  EXPECT_EQ(status.program_bytes(), 2 * program);
+  EXPECT_EQ(status.upload_bytes(), 0u);
+  // An upload that alone announces more than the limit is refused at its header.
+  auto upload = StartUpload(*client, 2 * program + serialised.size() + 1);
+  upload->writer->WritesDone();
+  EXPECT_TRUE(upload->writer->Finish().ok());
+  EXPECT_EQ(upload->response.status().code(), kResource);
+  EXPECT_TRUE(UploadBytesBecome(*observer, *client, 0));
+  ExpectServing(*observer);
+}
+
 }  // namespace
 }  // namespace trnsim::neurond
