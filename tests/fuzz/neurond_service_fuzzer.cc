@@ -451,6 +451,7 @@ class Run {
     EndLoad(slot, false);
     const uint8_t flags = in_.U8();
     LoadStream& s = loads_[slot];
+    s = LoadStream();  // a slot LoadChunk used without a stream may have counted bytes
     s.image = in_.U8() % Templates().size();
     s.context = Context(caller);
     s.response = std::make_unique<v1::LoadProgramResponse>();
@@ -477,10 +478,11 @@ class Run {
     v1::LoadProgramRequest message;
     switch (static_cast<fuzz::LoadChunk>(kind)) {
       case LoadChunk::kNext: {
-        const uint64_t left = image.size() - std::min<uint64_t>(s.sent, image.size());
-        const uint64_t n = std::min<uint64_t>(left, std::max<uint64_t>(1, in_.Value()));
-        message.set_chunk(image.substr(s.sent, n));
-        s.sent += n;
+        const uint64_t at = std::min<uint64_t>(s.sent, image.size());
+        const uint64_t n =
+            std::min<uint64_t>(image.size() - at, std::max<uint64_t>(1, in_.Value()));
+        message.set_chunk(image.substr(at, n));
+        s.sent = at + n;
         break;
       }
       case LoadChunk::kSlice: {
