@@ -9,7 +9,9 @@ CMAKE_FLAGS   ?=
 FUZZ_DIR      ?= build-fuzz
 FUZZ_SECONDS  ?= 60
 FUZZ_MAX_LEN  ?= 65536
-FUZZ_CORPUS   := tests/fuzz/corpus/neff_reader
+FUZZ_TIMEOUT  ?= 30
+# The libFuzzer targets of `make fuzz`: tests/fuzz/<t>_fuzzer.cc, seeds tests/fuzz/corpus/<t>/.
+FUZZ_TARGETS  ?= neff_reader isa_decoder neurond_service
 
 .PHONY: all deps configure build run test sanitize fuzz fuzz-long bench fidelity install deb deb-check format clean
 
@@ -62,21 +64,28 @@ sanitize: deps
 	@cmake --build $(ASAN_DIR) -j $(JOBS)
 	@ctest --test-dir $(ASAN_DIR) --output-on-failure -j $(JOBS) -LE slow
 
-# libFuzzer on the NEFF reader (clang, ASan + UBSan, build-fuzz/) for FUZZ_SECONDS, on a copy
-# of the committed seed corpus; any crash, leak, hang or round-trip mismatch fails the target
-# and leaves the input in build-fuzz/artifacts/. See tests/fuzz/README.md.
+# libFuzzer (clang, ASan + UBSan, build-fuzz/) on the NEFF reader, the instruction-stream
+# decoder and neurond's request handlers, FUZZ_SECONDS each, each on a copy of its committed
+# seed corpus; any crash, leak, hang or broken invariant fails the target and leaves the input
+# in build-fuzz/artifacts/<target>-*. Only the fuzzers and the libraries they link are built.
+# See tests/fuzz/README.md.
 fuzz: deps
 	@CC=clang CXX=clang++ cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DTRNSIM_FUZZ=ON -DTRNSIM_BUILD_TESTS=OFF -DTRNSIM_BUILD_BENCH=OFF $(CMAKE_FLAGS) > /dev/null
-	@cmake --build $(FUZZ_DIR) -j $(JOBS) --target neff_reader_fuzzer
-	@rm -rf $(FUZZ_DIR)/corpus && mkdir -p $(FUZZ_DIR)/corpus $(FUZZ_DIR)/artifacts
-	@cp $(FUZZ_CORPUS)/* $(FUZZ_DIR)/corpus/
-	@$(FUZZ_DIR)/tests/fuzz/neff_reader_fuzzer $(FUZZ_DIR)/corpus -dict=tests/fuzz/neff_reader.dict \
-	  -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MAX_LEN) -timeout=10 -rss_limit_mb=2048 \
-	  -artifact_prefix=$(FUZZ_DIR)/artifacts/ -print_final_stats=1
+	@cmake --build $(FUZZ_DIR) -j $(JOBS) --target $(addsuffix _fuzzer,$(FUZZ_TARGETS))
+	@rm -rf $(FUZZ_DIR)/corpus && mkdir -p $(FUZZ_DIR)/artifacts
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(FUZZ_DIR)/corpus/$$t && cp tests/fuzz/corpus/$$t/* $(FUZZ_DIR)/corpus/$$t/; \
+	  dict=; if [ -f tests/fuzz/$$t.dict ]; then dict=-dict=tests/fuzz/$$t.dict; fi; \
+	  echo "== $${t}_fuzzer, $(FUZZ_SECONDS) s"; \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
+	  $(FUZZ_DIR)/tests/fuzz/$${t}_fuzzer $(FUZZ_DIR)/corpus/$$t $$dict \
+	    -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MAX_LEN) -timeout=$(FUZZ_TIMEOUT) \
+	    -rss_limit_mb=2048 -artifact_prefix=$(FUZZ_DIR)/artifacts/$$t- -print_final_stats=1; \
+	done
 
-# The same for an hour (FUZZ_SECONDS=... still overrides).
-fuzz-long: FUZZ_SECONDS = 3600
+# The same for ten minutes a target (FUZZ_SECONDS=... still overrides).
+fuzz-long: FUZZ_SECONDS = 600
 fuzz-long: fuzz
 
 # Google Benchmark suites (not part of `make test`); see bench/README.md.

@@ -67,8 +67,6 @@
 
 namespace trnsim::neurond {
 
-namespace v1 = ::trnsim::neurond::v1;
-
 inline constexpr char kSessionKeyMetadata[] = "trnsim-session-key";
 
 // The most bytes one host all-gather may return (world_size × each rank's input): the daemon
