@@ -77,9 +77,10 @@ fuzz: deps
 	@set -e; for t in $(FUZZ_TARGETS); do \
 	  mkdir -p $(FUZZ_DIR)/corpus/$$t && cp tests/fuzz/corpus/$$t/* $(FUZZ_DIR)/corpus/$$t/; \
 	  dict=; if [ -f tests/fuzz/$$t.dict ]; then dict=-dict=tests/fuzz/$$t.dict; fi; \
+	  flags=; if [ -f tests/fuzz/$$t.flags ]; then flags=$$(grep -v '^#' tests/fuzz/$$t.flags); fi; \
 	  echo "== $${t}_fuzzer, $(FUZZ_SECONDS) s"; \
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
-	  $(FUZZ_DIR)/tests/fuzz/$${t}_fuzzer $(FUZZ_DIR)/corpus/$$t $$dict \
+	  $(FUZZ_DIR)/tests/fuzz/$${t}_fuzzer $(FUZZ_DIR)/corpus/$$t $$dict $$flags \
 	    -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MAX_LEN) -timeout=$(FUZZ_TIMEOUT) \
 	    -rss_limit_mb=2048 -artifact_prefix=$(FUZZ_DIR)/artifacts/$$t- -print_final_stats=1; \
 	done
