@@ -14,15 +14,6 @@
 namespace trnsim::neurond {
 namespace {
 
-uint32_t AcquireCores(RawClient& client, int first, int count) {
-  v1::CoreRange range;
-  range.set_first_physical_core(first);
-  range.set_count(count);
-  v1::AcquireCoresResponse response;
-  EXPECT_TRUE(client.stub().AcquireCores(client.Context().get(), range, &response).ok());
-  return response.status().code();
-}
-
 v1::HostCollectiveResponse HostCollective(RawClient& client, const std::string& communicator,
                                           uint32_t rank, uint32_t world, uint64_t sequence,
                                           const std::string& input,

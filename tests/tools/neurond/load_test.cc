@@ -9,7 +9,6 @@
 // before this process opens any gRPC channel (gRPC does not survive a fork), and wait on a
 // pipe for the baseline to be read. Payloads are small (2 KiB tensors) so the 1,600 iterations
 // take seconds on a 2-core machine; the counts are the issue's.
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
@@ -29,6 +28,7 @@
 #include "common/env.h"
 #include "proto/neurond.grpc.pb.h"
 #include "runtime/runtime.h"
+#include "tests/tools/neurond/child_process.h"
 #include "tests/tools/neurond/test_client.h"
 #include "tools/kernel_builder/kernel_builder.h"
 #include "tools/samples/reference/samples.h"
@@ -38,6 +38,7 @@ namespace trnsim::neurond {
 namespace {
 
 using testing::RawClient;
+using testing::Spawn;
 using testing::TempDir;
 
 constexpr int kClients = 16;
@@ -153,24 +154,6 @@ std::string Iteration(runtime::model::Model* model, int client, int iteration) {
   }
   rt.Close();
   _exit(0);
-}
-
-// Starts `args` with stdout and stderr going to `output`.
-pid_t Spawn(const std::vector<std::string>& args, const std::string& output) {
-  pid_t pid = fork();
-  if (pid == 0) {
-    int fd = open(output.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (fd < 0) _exit(126);
-    dup2(fd, STDOUT_FILENO);
-    dup2(fd, STDERR_FILENO);
-    close(fd);
-    std::vector<char*> argv;
-    for (const auto& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  return pid;
 }
 
 // SIGKILLs and reaps, on destruction, the processes not reaped yet (a test that fails midway

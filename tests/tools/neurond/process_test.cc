@@ -3,7 +3,6 @@
 // --tls-cert/--tls-key on 127.0.0.1:0 it serves a remote back end client that trusts its
 // certificate and refuses a plaintext one. Bad command lines exit non-zero with a message
 // instead of listening: 2 for a malformed one (half a TLS pair), 1 for unusable files.
-#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -22,46 +21,16 @@
 
 #include "driver/remote/remote_device.h"
 #include "simulator/spec/instance_spec.h"
+#include "tests/tools/neurond/child_process.h"
 #include "tests/tools/neurond/test_client.h"
 
 namespace trnsim::neurond {
 namespace {
 
 using testing::RawClient;
+using testing::Spawn;
 using testing::TempDir;
-
-// Starts `args`; with `output` set, its stdout and stderr go to that file.
-pid_t Spawn(const std::vector<std::string>& args, const std::string& output = "") {
-  pid_t pid = fork();
-  if (pid == 0) {
-    if (!output.empty()) {
-      int fd = open(output.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-      if (fd < 0) _exit(126);
-      dup2(fd, STDOUT_FILENO);
-      dup2(fd, STDERR_FILENO);
-      close(fd);
-    }
-    std::vector<char*> argv;
-    for (const auto& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  return pid;
-}
-
-// Waits for `pid` for up to `timeout`; its exit code, or -1 if it did not exit normally in time.
-int WaitExit(pid_t pid, std::chrono::seconds timeout) {
-  const auto end = std::chrono::steady_clock::now() + timeout;
-  int status = 0;
-  while (std::chrono::steady_clock::now() < end) {
-    if (waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  kill(pid, SIGKILL);
-  waitpid(pid, &status, 0);
-  return -1;
-}
+using testing::WaitExit;
 
 TEST(NeurondProcessTest, ServesThenDrainsOnSigterm) {
   TempDir dir;

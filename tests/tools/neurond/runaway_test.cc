@@ -9,8 +9,6 @@
 #include <vector>
 
 #include "simulator/core/trace.h"
-#include "simulator/isa/limits.h"
-#include "simulator/isa/text.h"
 #include "tests/tools/neurond/service_test_fixture.h"
 
 namespace trnsim::neurond {
@@ -18,44 +16,14 @@ namespace {
 
 constexpr uint32_t kTimeout = 5;  // NRT_TIMEOUT
 
-// The pool engine branches back to itself forever: two scheduler events per branch.
-constexpr char kEndlessProgram[] =
-    ".engine pool\n"
-    "reg_set r1 = 0\n"
-    "branch r1 == 0 -> 1\n"
-    "notify_end\n";
-
 class NeurondRunawayTest : public NeurondServiceTest {
  protected:
   void SetUp() override {}  // each test starts the daemon with its own limits
 
   // Connects, takes core 0 and loads the endless program; its handle.
   uint64_t LoadEndless(RawClient& client) {
-    v1::CoreRange range;
-    range.set_first_physical_core(0);
-    range.set_count(1);
-    v1::AcquireCoresResponse acquired;
-    EXPECT_TRUE(client.stub().AcquireCores(client.Context().get(), range, &acquired).ok());
-    EXPECT_EQ(acquired.status().code(), kOk);
-    StatusOr<isa::Program> program = isa::ParseProgram(kEndlessProgram);
-    EXPECT_TRUE(program.ok());
-    StatusOr<std::vector<uint8_t>> stream = isa::EncodeStream(
-        program->engine, program->instructions, isa::LimitsFor(simulator::Trainium2Spec()));
-    EXPECT_TRUE(stream.ok());
-    driver::ProgramImage image;
-    image.streams[static_cast<size_t>(program->engine)] = *stream;
-    const std::string bytes = driver::remote::SerializeProgramImage(image);
-    auto context = client.Context();
-    v1::LoadProgramResponse loaded;
-    auto writer = client.stub().LoadProgram(context.get(), &loaded);
-    v1::LoadProgramRequest header;
-    header.mutable_header()->set_image_bytes(bytes.size());
-    writer->Write(header);
-    v1::LoadProgramRequest chunk;
-    chunk.set_chunk(bytes);
-    writer->Write(chunk);
-    writer->WritesDone();
-    EXPECT_TRUE(writer->Finish().ok());
+    EXPECT_EQ(AcquireCores(client, 0, 1), kOk);
+    v1::LoadProgramResponse loaded = LoadProgram(client, SerializedProgram(kEndlessProgram));
     EXPECT_EQ(loaded.status().code(), kOk) << loaded.status().message();
     return loaded.program();
   }

@@ -14,49 +14,14 @@
 namespace trnsim::neurond {
 namespace {
 
-// 16 fp32 (64 bytes) from var1 to var2, on the SP engine.
-constexpr char kCopyProgram[] =
-    ".engine sp\n"
-    "dma_copy dst=hbm[var2 + 0, [1 x 16, 16 x 1]] fp32 src=hbm[var1 + 0, [1 x 16, 16 x 1]] fp32\n"
-    "notify_end\n";
-
-// A program that never ends: the pool engine branches back forever.
-constexpr char kEndlessProgram[] =
-    ".engine pool\n"
-    "reg_set r1 = 0\n"
-    "branch r1 == 0 -> 1\n"
-    "notify_end\n";
-
-std::string ProgramImage(const char* text) {
-  StatusOr<isa::Program> program = isa::ParseProgram(text);
-  EXPECT_TRUE(program.ok());
-  StatusOr<std::vector<uint8_t>> stream = isa::EncodeStream(
-      program->engine, program->instructions, isa::LimitsFor(simulator::Trainium2Spec()));
-  EXPECT_TRUE(stream.ok());
-  driver::ProgramImage image;
-  image.streams[static_cast<size_t>(program->engine)] = *stream;
-  return driver::remote::SerializeProgramImage(image);
-}
-
-std::string CopyProgramImage() { return ProgramImage(kCopyProgram); }
+std::string CopyProgramImage() { return SerializedProgram(kCopyProgram); }
 
 // Sends `pieces` after a header announcing `total` bytes; the response.
 v1::LoadProgramResponse LoadProgram(RawClient& client, uint64_t total,
                                     const std::vector<std::string>& pieces) {
-  auto context = client.Context();
-  v1::LoadProgramResponse response;
-  auto writer = client.stub().LoadProgram(context.get(), &response);
-  v1::LoadProgramRequest header;
-  header.mutable_header()->set_image_bytes(total);
-  writer->Write(header);
-  for (const std::string& piece : pieces) {
-    v1::LoadProgramRequest chunk;
-    chunk.set_chunk(piece);
-    if (!writer->Write(chunk)) break;
-  }
-  writer->WritesDone();
-  EXPECT_TRUE(writer->Finish().ok());
-  return response;
+  std::vector<v1::LoadProgramRequest> messages = {LoadHeader(total)};
+  for (const std::string& piece : pieces) messages.push_back(LoadChunk(piece));
+  return LoadStream(client, messages);
 }
 
 v1::ExecuteResponse ExecuteCopy(RawClient& client, uint64_t program, int core, uint64_t src,
@@ -227,7 +192,7 @@ TEST_F(NeurondServiceTest, ModelTagsAreOptionalAndReportedPerSession) {
   ASSERT_TRUE(client->stub().Allocate(client->Context().get(), request, &tagged).ok());
   ASSERT_EQ(tagged.status().code(), kOk);
   v1::LoadProgramResponse endless =
-      LoadModelProgram(*client, ProgramImage(kEndlessProgram), 7, "endless", uuid);
+      LoadModelProgram(*client, SerializedProgram(kEndlessProgram), 7, "endless", uuid);
   ASSERT_EQ(endless.status().code(), kOk) << endless.status().message();
   status = DaemonStatus(*observer);
   session = &status.sessions(1);
@@ -314,7 +279,7 @@ TEST_F(NeurondServiceTest, AnExecutionIsCancelledWhenItsSessionEnds) {
   ASSERT_TRUE(victim->stub().AcquireCores(victim->Context().get(), range, &acquired).ok());
   ASSERT_EQ(acquired.status().code(), kOk);
   ASSERT_EQ(Allocate(*victim, 1 << 20).status().code(), kOk);
-  const std::string image = ProgramImage(kEndlessProgram);
+  const std::string image = SerializedProgram(kEndlessProgram);
   v1::LoadProgramResponse loaded = LoadProgram(*victim, image.size(), {image});
   ASSERT_EQ(loaded.status().code(), kOk) << loaded.status().message();
 

@@ -15,6 +15,7 @@
 #include "driver/remote/convert.h"
 #include "proto/neurond.grpc.pb.h"
 #include "simulator/isa/encoding.h"
+#include "tests/tools/neurond/rpc_calls.h"
 #include "tests/tools/neurond/test_client.h"
 #include "tools/neurond/daemon.h"
 
@@ -133,11 +134,7 @@ class NeurondServiceTest : public ::testing::Test {
     std::string back;
     EXPECT_EQ(ReadBytes(client, handle, 0, 4096, &back), kOk);
     EXPECT_EQ(back, pattern);
-    v1::MemoryRef ref;
-    ref.set_handle(handle);
-    v1::FreeResponse freed;
-    EXPECT_TRUE(client.stub().Free(client.Context().get(), ref, &freed).ok());
-    EXPECT_EQ(freed.status().code(), kOk);
+    EXPECT_EQ(Free(client, handle), kOk);
   }
 
   TempDir dir_;

@@ -18,43 +18,6 @@ namespace {
 
 constexpr uint64_t kMiB = uint64_t{1} << 20;
 
-driver::ProgramImage CopyImage() {
-  StatusOr<isa::Program> program = isa::ParseProgram(
-      ".engine sp\n"
-      "dma_copy dst=hbm[var2 + 0, [1 x 16, 16 x 1]] fp32 src=hbm[var1 + 0, [1 x 16, 16 x 1]] fp32\n"
-      "notify_end\n");
-  EXPECT_TRUE(program.ok());
-  StatusOr<std::vector<uint8_t>> stream = isa::EncodeStream(
-      program->engine, program->instructions, isa::LimitsFor(simulator::Trainium2Spec()));
-  EXPECT_TRUE(stream.ok());
-  driver::ProgramImage image;
-  image.streams[static_cast<size_t>(program->engine)] = *stream;
-  return image;
-}
-
-v1::LoadProgramResponse LoadProgram(RawClient& client, const std::string& image) {
-  auto context = client.Context();
-  v1::LoadProgramResponse response;
-  auto writer = client.stub().LoadProgram(context.get(), &response);
-  v1::LoadProgramRequest header;
-  header.mutable_header()->set_image_bytes(image.size());
-  writer->Write(header);
-  v1::LoadProgramRequest chunk;
-  chunk.set_chunk(image);
-  writer->Write(chunk);
-  writer->WritesDone();
-  EXPECT_TRUE(writer->Finish().ok());
-  return response;
-}
-
-uint32_t Unload(RawClient& client, uint64_t program) {
-  v1::ProgramRef ref;
-  ref.set_program(program);
-  v1::UnloadProgramResponse response;
-  EXPECT_TRUE(client.stub().UnloadProgram(client.Context().get(), ref, &response).ok());
-  return response.status().code();
-}
-
 // An upload left open: its header (announcing `total` bytes) and one chunk are sent.
 struct OpenUpload {
   std::unique_ptr<grpc::ClientContext> context;
@@ -149,7 +112,7 @@ TEST_F(SessionMemoryTest, UnfinishedUploadsCountAgainstTheSessionLimit) {
 }
 
 TEST_F(SessionMemoryTest, LoadedProgramsCountAgainstTheSessionLimit) {
-  const driver::ProgramImage image = CopyImage();
+  const driver::ProgramImage image = AssembleImage(kCopyProgram);
   const std::string serialised = driver::remote::SerializeProgramImage(image);
   const uint64_t program = driver::sim::LoadedProgramBytes(image);
   ASSERT_GT(program, serialised.size());
@@ -207,7 +170,7 @@ TEST_F(SessionMemoryTest, LoadedProgramsCountAgainstTheSessionLimit) {
 // Programs and uploads are the daemon's host memory: --max-session-program-memory bounds them
 // even when --max-session-memory is 0 (no limit), and device memory does not count towards it.
 TEST_F(SessionMemoryTest, ProgramsAreBoundedWithoutASessionMemoryLimit) {
-  const driver::ProgramImage image = CopyImage();
+  const driver::ProgramImage image = AssembleImage(kCopyProgram);
   const std::string serialised = driver::remote::SerializeProgramImage(image);
   const uint64_t program = driver::sim::LoadedProgramBytes(image);
   StartDaemon(ServiceOptions{.token = kToken,
