@@ -13,6 +13,7 @@ packages=(
   libprotobuf-dev protobuf-compiler libgrpc++-dev protobuf-compiler-grpc
   libboost-dev
   libeigen3-dev
+  libopenblas-dev  # bench/: the host's own sgemm, the PE fast path's baseline
   nlohmann-json3-dev libarchive-dev libssl-dev zlib1g-dev libcli11-dev
   libncurses-dev tmux
   clang libclang-rt-14-dev

@@ -1,25 +1,37 @@
 // GFLOP/s of the PE fast path (simulator/core/fast_pe.h) next to the host's own single-threaded
-// sgemm (Eigen), measured in the same run. Benchmarks, each reporting items_per_second =
-// floating-point operations (2·K·M·N per product) per host second:
-//   TryFastPe/128    one multiply_moving on a full tile: K=128, M=128, N=512, bf16 stationary and
-//                    moving in SBUF, fp32 dst in PSUM (stationary loaded once, outside the loop)
-//   Eigen/128        Eigen::MatrixXf [128x128]·[128x512] into a preallocated [128x512]
-//   TryFastPe/1024   a [1024x1024]·[1024x1024] product as a kernel issues it: for each 128-row
-//                    M tile and 128-deep K tile one load_stationary, then two multiply_moving
-//                    (N = 2 x 512) accumulating over K into two PSUM banks
-//   Eigen/1024       Eigen::MatrixXf [1024x1024]·[1024x1024]
-//   Reference/128    the reference interpreter's multiply_moving on the full tile, for scale
-// The summary prints TryFastPe/Eigen ratios (1.00 = as fast as Eigen's sgemm in this run).
+// sgemm (OpenBLAS, and Eigen as built), measured in the same run. Benchmarks, each reporting
+// items_per_second = floating-point operations (2·K·M·N per product) per host second:
+//   TryFastPe/128      one multiply_moving on a full tile: K=128, M=128, N=512, bf16 stationary
+//                      and moving in SBUF uniform in (-1, 1), fp32 dst in PSUM (stationary loaded
+//                      once, outside the loop)
+//   TryFastPeTiny/128  the same with every other input row (partition) tiny: ±[0.5, 1)·2^-64, so a
+//                      product of two tiny values is subnormal in fp32 yet exact (the kernel's
+//                      scaled form: no subnormal reaches the host's arithmetic)
+//   TryFastPeTiny/129  tiny rows uniform in (-1, 1)·2^-64: some products fall below 2^-134 and the
+//                      multiply must round them, so the reference arithmetic runs, with the
+//                      microcode assists x86 takes on subnormal multiplies
+//   OpenBLAS/128       cblas_sgemm [128x128]·[128x512] on one thread (openblas_set_num_threads)
+//   Eigen/128          Eigen::MatrixXf [128x128]·[128x512] into a preallocated [128x512]
+//   TryFastPe/1024     a [1024x1024]·[1024x1024] product as a kernel issues it: for each 128-row
+//                      M tile and 128-deep K tile one load_stationary, then two multiply_moving
+//                      (N = 2 x 512) accumulating over K into two PSUM banks
+//   OpenBLAS/1024, Eigen/1024  the same product on the host
+//   Reference/128      the reference interpreter's multiply_moving on the full tile, for scale
+// The summary prints fast/OpenBLAS and fast/Eigen ratios (1.00 = as fast as that sgemm here).
 #include <benchmark/benchmark.h>
+#include <cblas.h>
 
 #include <Eigen/Core>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "bench/ratio_reporter.h"
 #include "simulator/core/fast_pe.h"
+#include "simulator/core/pe_gemm.h"
 #include "simulator/isa/limits.h"
 #include "simulator/numerics/float_formats.h"
 #include "simulator/reference/interpreter.h"
@@ -36,14 +48,22 @@ constexpr int64_t kLarge = 1024;
 
 double Flops(int64_t k, int64_t m, int64_t n) { return 2.0 * double(k) * double(m) * double(n); }
 
-// A Trainium2 core whose first `bytes` of every SBUF partition hold random bf16 values.
-reference::CoreState RandomCore(uint32_t bytes) {
+enum class Tiny { kNone, kExact, kRounded };
+
+// A Trainium2 core whose first `bytes` of every SBUF partition hold random bf16 values, uniform in
+// (-1, 1); on odd partitions ±[0.5, 1)·2^-64 (kExact) or (-1, 1)·2^-64 (kRounded).
+reference::CoreState RandomCore(uint32_t bytes, Tiny tiny = Tiny::kNone) {
   reference::CoreState s(isa::LimitsFor(Trainium2Spec()));
   std::mt19937 rng(42);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   std::vector<float> row(bytes / 2);
   for (int p = 0; p < s.limits.partitions; ++p) {
-    for (float& x : row) x = dist(rng);
+    for (float& x : row) {
+      x = dist(rng);
+      if (p % 2 == 1 && tiny == Tiny::kExact)
+        x = std::copysign(0.5f + std::fabs(x) / 2, x) * 0x1p-64f;
+      if (p % 2 == 1 && tiny == Tiny::kRounded) x *= 0x1p-64f;
+    }
     numerics::ConvertFromFp32(row.data(), Dtype::kBfloat16, s.SbufAt(p, 0), row.size());
   }
   return s;
@@ -74,8 +94,8 @@ bool Fast(benchmark::State& state, const Instruction& inst, reference::CoreState
   return false;
 }
 
-void BM_FastTile(benchmark::State& state) {
-  reference::CoreState s = RandomCore(2048);
+void BM_FastTile(benchmark::State& state, Tiny tiny) {
+  reference::CoreState s = RandomCore(2048, tiny);
   reference::VectorHbm hbm;
   if (!Fast(state, Load(0), s, hbm)) return;
   const Instruction mm = Multiply(256, 0, false);
@@ -122,22 +142,46 @@ void BM_Eigen(benchmark::State& state, int64_t k, int64_t m, int64_t n) {
   state.SetItemsProcessed(int64_t(double(state.iterations()) * Flops(k, m, n)));
 }
 
+void BM_OpenBlas(benchmark::State& state, int64_t k, int64_t m, int64_t n) {
+  std::mt19937 rng(42);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> a(m * k), b(k * n), c(m * n);
+  for (float& x : a) x = dist(rng);
+  for (float& x : b) x = dist(rng);
+  for (auto _ : state) {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(m), int(n), int(k), 1.0f, a.data(),
+                int(k), b.data(), int(n), 0.0f, c.data(), int(n));
+    benchmark::DoNotOptimize(c.data());
+  }
+  state.SetItemsProcessed(int64_t(double(state.iterations()) * Flops(k, m, n)));
+}
+
 class GemmRatioReporter : public bench::RatioReporter {
  public:
   explicit GemmRatioReporter(OutputOptions options) : RatioReporter(options, "items_per_second") {}
 
  protected:
   void PrintRatios() override {
-    std::printf("\nGFLOP/s relative to Eigen's single-threaded sgemm in this run:\n");
-    std::printf("  %-30s %12s %12s %14s\n", "shape", "fast GFLOP/s", "Eigen GFLOP/s", "fast/Eigen");
+    std::printf(
+        "\nGFLOP/s relative to the host's single-threaded sgemm in this run (kernel: %s):\n",
+        std::string(PeGemmIsaName(SelectedPeGemmIsa())).c_str());
+    std::printf("  %-34s %9s %9s %9s %13s %10s\n", "shape", "fast", "OpenBLAS", "Eigen",
+                "fast/OpenBLAS", "fast/Eigen");
     const struct {
+      const char* fast;
       int64_t arg;
       const char* shape;
-    } rows[] = {{kTile, "tile 128x128x512"}, {kLarge, "1024x1024x1024 (128 matmuls)"}};
+    } rows[] = {{"TryFastPe", kTile, "tile 128x128x512"},
+                {"TryFastPeTiny", kTile, "tile, tiny rows, exact products"},
+                {"TryFastPeTiny", kTile + 1, "tile, tiny rows, rounded products"},
+                {"TryFastPe", kLarge, "1024x1024x1024 (128 matmuls)"}};
     for (const auto& r : rows) {
-      const double fast = Mean("TryFastPe", r.arg), eigen = Mean("Eigen", r.arg);
-      if (fast <= 0 || eigen <= 0) continue;  // filtered out
-      std::printf("  %-30s %12.2f %12.2f %14.2f\n", r.shape, fast / 1e9, eigen / 1e9, fast / eigen);
+      const int64_t base = r.arg == kTile + 1 ? kTile : r.arg;
+      const double fast = Mean(r.fast, r.arg), blas = Mean("OpenBLAS", base);
+      const double eigen = Mean("Eigen", base);
+      if (fast <= 0 || blas <= 0 || eigen <= 0) continue;  // filtered out
+      std::printf("  %-34s %9.2f %9.2f %9.2f %13.2f %10.2f\n", r.shape, fast / 1e9, blas / 1e9,
+                  eigen / 1e9, fast / blas, fast / eigen);
     }
     const double fast = Mean("TryFastPe", kTile), ref = Mean("Reference", kTile);
     if (fast > 0 && ref > 0)
@@ -151,11 +195,27 @@ class GemmRatioReporter : public bench::RatioReporter {
 int main(int argc, char** argv) {
   using namespace trnsim::simulator::core;  // NOLINT: registration only
   Eigen::setNbThreads(1);
-  benchmark::RegisterBenchmark("TryFastPe", BM_FastTile)->Arg(kTile);
+  openblas_set_num_threads(1);
+  benchmark::RegisterBenchmark("TryFastPe", [](benchmark::State& s) {
+    BM_FastTile(s, Tiny::kNone);
+  })->Arg(kTile);
+  benchmark::RegisterBenchmark("TryFastPeTiny",
+                               [](benchmark::State& s) {
+                                 BM_FastTile(s,
+                                             s.range(0) == kTile ? Tiny::kExact : Tiny::kRounded);
+                               })
+      ->Arg(kTile)
+      ->Arg(kTile + 1);
+  benchmark::RegisterBenchmark("OpenBLAS", [](benchmark::State& s) {
+    BM_OpenBlas(s, 128, 128, 512);
+  })->Arg(kTile);
   benchmark::RegisterBenchmark("Eigen", [](benchmark::State& s) {
     BM_Eigen(s, 128, 128, 512);
   })->Arg(kTile);
   benchmark::RegisterBenchmark("TryFastPe", BM_FastLarge)->Arg(kLarge);
+  benchmark::RegisterBenchmark("OpenBLAS", [](benchmark::State& s) {
+    BM_OpenBlas(s, kLarge, kLarge, kLarge);
+  })->Arg(kLarge);
   benchmark::RegisterBenchmark("Eigen", [](benchmark::State& s) {
     BM_Eigen(s, kLarge, kLarge, kLarge);
   })->Arg(kLarge);

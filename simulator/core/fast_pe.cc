@@ -1,15 +1,8 @@
 // The PE fast path (fast_pe.h).
 //
-// Why a hand-written kernel rather than Eigen: the contract is the reference's rounding — each
-// output element summed sequentially over k from +0.0f, one fp32 multiply then one fp32 add per
-// step. Eigen's GEMM (GEBP) splits k into peeled partial sums and uses pmadd, which becomes a
-// fused multiply-add whenever the build enables FMA, so its answers differ in the last bit. An
-// Eigen outer-product update per k keeps the order but reloads and stores the whole C block
-// every k step (two memory operations per two flops). The kernel below keeps an MR x NR block of
-// accumulators in registers for the whole k sequence instead; GCC vector extensions make it
-// portable (SSE2 or AVX, whatever the build targets), and -ffp-contract=off (top-level
-// CMakeLists.txt) guarantees that `acc + a * b` is never fused. Lane-wise IEEE arithmetic is
-// identical at every vector width, so results do not depend on the host's SIMD.
+// The arithmetic is pe_gemm.h's kernel (its header says why it is hand-written and when it may
+// fuse); this file is the instructions' semantics around it: operand views, conversions, the
+// stationary buffer, accumulate, transpose.
 //
 // Conversions go through numerics::ConvertToFp32 / ConvertFromFp32 on whole runs: those are the
 // very functions Operand::ReadF32 / WriteF32 apply one element at a time, so every element
@@ -22,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "simulator/core/pe_gemm.h"
 #include "simulator/core/row_view.h"
 #include "simulator/numerics/float_formats.h"
 
@@ -41,24 +35,26 @@ constexpr uint64_t kMaxPeElements = uint64_t{1} << 31;
 
 bool IsFp32Class(Dtype d) { return d == Dtype::kFloat32 || d == Dtype::kFloat32r; }
 
-// `n` elements of `dtype` to fp32. bf16 is a 16-bit shift, fp32 a copy — exactly what
-// numerics::ConvertToFp32 does for them (NaN payloads move unchanged), written so the compiler
-// emits vector code; every other dtype goes through numerics itself.
-void ToFp32(Dtype dtype, const uint8_t* in, float* out, uint64_t n) {
-  if (dtype == Dtype::kBfloat16) {
-    typedef uint16_t Half8 __attribute__((vector_size(16)));
-    typedef uint32_t Word8 __attribute__((vector_size(32)));
-    uint64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-      Half8 h;
-      std::memcpy(&h, in + 2 * i, sizeof(h));
-      const Word8 w = __builtin_convertvector(h, Word8) << 16;
-      std::memcpy(out + i, &w, sizeof(w));
-    }
-    numerics::ConvertToFp32(dtype, in + 2 * i, out + i, n - i);
-  } else {
-    numerics::ConvertToFp32(dtype, in, out, n);  // fp32: memcpy
+// bf16 to fp32 is a 16-bit shift — exactly what numerics::ConvertToFp32 does for it (NaN payloads
+// move unchanged) — cloned for AVX-512 and AVX2 (16 lanes as one, two or four registers).
+[[gnu::target_clones("avx512f", "avx2", "default")]] void Bf16ToFp32(const uint8_t* in, float* out,
+                                                                     uint64_t n) {
+  typedef uint16_t Half16 __attribute__((vector_size(32)));
+  typedef uint32_t Word16 __attribute__((vector_size(64)));
+  uint64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    Half16 h;
+    std::memcpy(&h, in + 2 * i, sizeof(h));
+    const Word16 w = __builtin_convertvector(h, Word16) << 16;
+    std::memcpy(out + i, &w, sizeof(w));
   }
+  numerics::ConvertToFp32(isa::Dtype::kBfloat16, in + 2 * i, out + i, n - i);
+}
+
+// `n` elements of `dtype` to fp32: bf16 above, fp32 a copy, every other dtype through numerics.
+void ToFp32(Dtype dtype, const uint8_t* in, float* out, uint64_t n) {
+  if (dtype == Dtype::kBfloat16) return Bf16ToFp32(in, out, n);
+  numerics::ConvertToFp32(dtype, in, out, n);  // fp32: memcpy
 }
 
 // Row-major [rows][free] fp32 copy of the operand.
@@ -76,6 +72,15 @@ void ScatterF32(const RowView& v, const float* in) {
   for (uint32_t r = 0; r < v.rows; ++r)
     for (size_t i = 0; i < v.runs.size(); ++i)
       numerics::ConvertFromFp32(in + r * v.free + i * v.run, v.dtype, v.Run(r, i), v.run);
+}
+
+// The view's first row as fp32 elements when the PE kernel can write it directly: an fp32 dst
+// whose rows are one run each, 4-byte aligned, a whole number of floats apart. Null otherwise.
+float* DirectF32Rows(const RowView& v) {
+  if (!IsFp32Class(v.dtype) || v.runs.size() != 1 || v.pitch % sizeof(float) != 0) return nullptr;
+  uint8_t* first = v.Run(0, 0);
+  if (reinterpret_cast<uintptr_t>(first) % alignof(float) != 0) return nullptr;
+  return reinterpret_cast<float*>(first);
 }
 
 // Raw element bits, zero-extended, row-major.
@@ -126,89 +131,13 @@ void LoadStationary(const RowView& in, bool double_row, Stationary& st) {
   st.bits = std::move(bits);
 }
 
-// ---- the kernel ----------------------------------------------------------------------------
-
-#if defined(__AVX__)
-typedef float Vec __attribute__((vector_size(32)));
-#else
-typedef float Vec __attribute__((vector_size(16)));
-#endif
-constexpr int kLanes = sizeof(Vec) / sizeof(float);
-// An output block of kMr rows x kNv vectors: 12 accumulators, 2 moving vectors, 1 stationary
-// vector and 1 product fill the 16 vector registers of SSE2/AVX without spilling.
-constexpr int kMr = 6;
-constexpr int kNv = 2;
-constexpr int kNr = kNv * kLanes;
-
-inline Vec LoadVec(const float* p) {
-  Vec v;
-  std::memcpy(&v, p, sizeof(v));
-  return v;
-}
-
-// c[r][j] = sum over kk of a[kk][r] * b[kk][j], kk ascending from +0.0f. `a` is packed
-// [kk][kMr][kLanes] with each stationary value pre-broadcast (no shuffles in the loop), `b` is
-// [kk][kNr]. The loops over r and v are unrolled so the accumulators live in registers.
-void MicroKernel(uint32_t kk_count, const float* a, const float* b, float* c) {
-  Vec acc[kMr][kNv];
-#pragma GCC unroll 8
-  for (int r = 0; r < kMr; ++r)
-#pragma GCC unroll 8
-    for (int v = 0; v < kNv; ++v) acc[r][v] = Vec{};  // +0.0f
-  for (uint32_t kk = 0; kk < kk_count; ++kk) {
-    Vec bv[kNv];
-#pragma GCC unroll 8
-    for (int v = 0; v < kNv; ++v) bv[v] = LoadVec(b + size_t(kk) * kNr + v * kLanes);
-#pragma GCC unroll 8
-    for (int r = 0; r < kMr; ++r) {
-      const Vec av = LoadVec(a + (size_t(kk) * kMr + r) * kLanes);
-#pragma GCC unroll 8
-      for (int v = 0; v < kNv; ++v) acc[r][v] = acc[r][v] + av * bv[v];  // stationary first
-    }
-  }
-#pragma GCC unroll 8
-  for (int r = 0; r < kMr; ++r)
-#pragma GCC unroll 8
-    for (int v = 0; v < kNv; ++v) std::memcpy(c + (r * kNv + v) * kLanes, &acc[r][v], sizeof(Vec));
-}
-
 struct Scratch {
-  std::vector<float> moving, packed_a, packed_b, out, dst;
+  std::vector<float> moving, stationary, out, dst;
   std::vector<uint32_t> bits;
 };
 Scratch& ThreadScratch() {
   thread_local Scratch scratch;
   return scratch;
-}
-
-// out[m][j] = sum_kk a[kk][m] * b[kk][j] for a [kk_count][m_count], b [kk_count][n].
-void Gemm(uint32_t kk_count, uint32_t m_count, uint64_t n, const float* a, const float* b,
-          float* out, Scratch& sc) {
-  const uint64_t n_blocks = (n + kNr - 1) / kNr;
-  const uint32_t m_blocks = (m_count + kMr - 1) / kMr;
-  // B packed per column block: [block][kk][kNr], zero-padded past n.
-  sc.packed_b.assign(n_blocks * kk_count * kNr, 0.0f);
-  for (uint64_t jb = 0; jb < n_blocks; ++jb) {
-    const uint64_t j0 = jb * kNr, len = std::min<uint64_t>(kNr, n - j0);
-    float* dst = sc.packed_b.data() + jb * kk_count * kNr;
-    for (uint32_t kk = 0; kk < kk_count; ++kk)
-      std::memcpy(dst + size_t(kk) * kNr, b + kk * n + j0, len * sizeof(float));
-  }
-  sc.packed_a.resize(size_t(kk_count) * kMr * kLanes);
-  alignas(64) float tile[kMr * kNr];
-  for (uint32_t mb = 0; mb < m_blocks; ++mb) {
-    const uint32_t m0 = mb * kMr, rows = std::min<uint32_t>(kMr, m_count - m0);
-    float* pa = sc.packed_a.data();
-    for (uint32_t kk = 0; kk < kk_count; ++kk)
-      for (uint32_t r = 0; r < kMr; ++r, pa += kLanes)
-        std::fill(pa, pa + kLanes, r < rows ? a[size_t(kk) * m_count + m0 + r] : 0.0f);
-    for (uint64_t jb = 0; jb < n_blocks; ++jb) {
-      const uint64_t j0 = jb * kNr, len = std::min<uint64_t>(kNr, n - j0);
-      MicroKernel(kk_count, sc.packed_a.data(), sc.packed_b.data() + jb * kk_count * kNr, tile);
-      for (uint32_t r = 0; r < rows; ++r)
-        std::memcpy(out + (m0 + r) * n + j0, tile + r * kNr, len * sizeof(float));
-    }
-  }
 }
 
 // ---- the instructions ----------------------------------------------------------------------
@@ -251,14 +180,37 @@ bool MultiplyMoving(const Instruction& inst, CoreState& s) {
   sc.moving.resize(mv.rows * mv.free);
   GatherF32(mv, sc.moving.data());
   const bool acc = inst.has_flag(isa::kFlagAccumulate);
+  // With double_row, stationary row (k, j) pairs with moving row (k, j): both flatten to
+  // kk = k * 2 + j over rows of m (stationary) and n (moving) elements, in the reference's order.
+  const uint32_t kk = st.k * rows_per_k;
+  // Exact products run fused, scaled clear of subnormals (pe_gemm.h); the range check costs one
+  // pass over the operands, 1/m of the arithmetic.
+  const PePlan plan =
+      PlanPe(st.dtype, MeasureRange(st.value), mv.dtype, MeasureRange(sc.moving), kk);
+  const float* a = st.value.data();
+  if (plan.scale_a != 0) {
+    sc.stationary.assign(st.value.begin(), st.value.end());
+    ScaleExact(sc.stationary, plan.scale_a);
+    a = sc.stationary.data();
+  }
+  ScaleExact(sc.moving, plan.scale_b);
+  const int unscale = plan.scale_a + plan.scale_b;
+  float* rows = unscale == 0 ? DirectF32Rows(dst) : nullptr;
+  if (rows != nullptr) {
+    // An fp32 dst of one aligned run per partition takes the result in place: each element is
+    // read (when accumulating) just before it is written, and the moving operand is a copy, so
+    // this is still every read before any write.
+    PeGemm(plan.sum, kk, st.m, n, a, sc.moving.data(),
+           PeOutput{rows, dst.pitch / sizeof(float), acc});
+    return true;
+  }
   if (acc) {
     sc.dst.resize(dst.rows * dst.free);
     GatherF32(dst, sc.dst.data());
   }
-  // With double_row, stationary row (k, j) pairs with moving row (k, j): both flatten to
-  // kk = k * 2 + j over rows of m (stationary) and n (moving) elements, in the reference's order.
   sc.out.resize(st.m * n);
-  Gemm(st.k * rows_per_k, st.m, n, st.value.data(), sc.moving.data(), sc.out.data(), sc);
+  PeGemm(plan.sum, kk, st.m, n, a, sc.moving.data(), PeOutput{sc.out.data(), n, false});
+  UnscaleExact(sc.out, unscale);
   if (acc)
     for (size_t i = 0; i < sc.out.size(); ++i) sc.out[i] = sc.dst[i] + sc.out[i];
   ScatterF32(dst, sc.out.data());

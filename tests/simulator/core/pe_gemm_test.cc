@@ -1,0 +1,228 @@
+// The PE kernel (simulator/core/pe_gemm.h) on every ISA this host runs, against a scalar loop with
+// the reference interpreter's rounding, bit for bit; and PlanPe: wherever it chooses the fused,
+// scaled form, the answer is still the reference's; where it refuses on purpose the two forms
+// really differ, so the check is needed.
+#include "simulator/core/pe_gemm.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "simulator/numerics/float_formats.h"
+
+namespace trnsim::simulator::core {
+namespace {
+
+using isa::Dtype;
+
+// The reference's order: from +0.0f, k ascending, multiply rounded then add rounded.
+std::vector<float> ScalarGemm(uint32_t kk, uint32_t m, uint64_t n, const std::vector<float>& a,
+                              const std::vector<float>& b) {
+  std::vector<float> out(m * n);
+  for (uint32_t r = 0; r < m; ++r)
+    for (uint64_t j = 0; j < n; ++j) {
+      float acc = 0.0f;
+      for (uint32_t k = 0; k < kk; ++k) {
+        const float p = a[size_t(k) * m + r] * b[k * n + j];
+        acc = acc + p;
+      }
+      out[r * n + j] = acc;
+    }
+  return out;
+}
+
+// `n` values of `dtype` (converted there and back), each sign · mantissa · 2^e with e uniform in
+// [lo, hi]; a sixteenth of them zeros.
+std::vector<float> Values(std::mt19937& rng, Dtype dtype, size_t n, int lo, int hi) {
+  std::uniform_real_distribution<float> mant(1.0f, 2.0f);
+  std::uniform_int_distribution<int> exp(lo, hi);
+  std::vector<float> v(n);
+  for (float& x : v)
+    x = rng() % 16 == 0 ? 0.0f : std::ldexp(rng() % 2 ? mant(rng) : -mant(rng), exp(rng));
+  std::vector<uint8_t> raw(n * isa::DtypeSize(dtype));
+  numerics::ConvertFromFp32(v.data(), dtype, raw.data(), n);
+  numerics::ConvertToFp32(dtype, raw.data(), v.data(), n);
+  return v;
+}
+
+bool SameBits(const std::vector<float>& x, const std::vector<float>& y) {
+  return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(float)) == 0;
+}
+
+TEST(PeGemmTest, EveryIsaMatchesTheScalarLoopBitForBit) {
+  std::mt19937 rng(20261203);
+  for (PeGemmIsa isa : SupportedPeGemmIsas()) {
+    for (int iter = 0; iter < 16; ++iter) {
+      const uint32_t kk = 1 + rng() % 256, m = 1 + rng() % 128;
+      const uint64_t n = 1 + rng() % 512;
+      // fp32 operands over a wide range, subnormals and overflow included: multiply-then-add.
+      const std::vector<float> a = Values(rng, Dtype::kFloat32, size_t(kk) * m, -140, 60);
+      const std::vector<float> b = Values(rng, Dtype::kFloat32, kk * n, -140, 60);
+      std::vector<float> out(m * n);
+      PeGemmOn(isa, PeSum::kMulAdd, kk, m, n, a.data(), b.data(), PeOutput{out.data(), n});
+      EXPECT_TRUE(SameBits(out, ScalarGemm(kk, m, n, a, b)))
+          << PeGemmIsaName(isa) << " iter " << iter << " K=" << kk << " M=" << m << " N=" << n;
+      // Accumulating into rows a wider stride apart: each element becomes old + sum.
+      const size_t stride = n + rng() % 40;
+      const std::vector<float> old = Values(rng, Dtype::kFloat32, m * stride, -140, 60);
+      std::vector<float> acc = old;
+      PeGemmOn(isa, PeSum::kMulAdd, kk, m, n, a.data(), b.data(),
+               PeOutput{acc.data(), stride, true});
+      std::vector<float> want = old;
+      for (uint32_t r = 0; r < m; ++r)
+        for (uint64_t j = 0; j < n; ++j)
+          want[r * stride + j] = old[r * stride + j] + out[r * n + j];
+      EXPECT_TRUE(SameBits(acc, want)) << PeGemmIsaName(isa) << " iter " << iter << " accumulate";
+    }
+  }
+}
+
+// What fast_pe.cc does with a plan: scale copies of the operands, run the kernel, unscale.
+std::vector<float> RunPlanned(PeGemmIsa isa, const PePlan& plan, uint32_t kk, uint32_t m,
+                              uint64_t n, std::vector<float> a, std::vector<float> b) {
+  ScaleExact(a, plan.scale_a);
+  ScaleExact(b, plan.scale_b);
+  std::vector<float> out(m * n);
+  PeGemmOn(isa, plan.sum, kk, m, n, a.data(), b.data(), PeOutput{out.data(), n});
+  UnscaleExact(out, plan.scale_a + plan.scale_b);
+  return out;
+}
+
+TEST(PeGemmTest, PlannedRunsMatchTheReferenceDownToTheSubnormalRange) {
+  std::mt19937 rng(7);
+  const Dtype kDtypes[] = {Dtype::kBfloat16, Dtype::kFloat16, Dtype::kFloat8E4, Dtype::kFloat8E5,
+                           Dtype::kFloat8E3};
+  for (PeGemmIsa isa : SupportedPeGemmIsas()) {
+    int fused = 0, scaled = 0;
+    for (int iter = 0; iter < 80; ++iter) {
+      // Every third case bf16 x bf16 with exponents from -67 to -56: products and sums subnormal
+      // in fp32 yet exact, the scaled form's territory; the rest any dtypes, any window from
+      // ordinary (-8, 2) down to where products need rounding.
+      const bool subnormal_window = iter % 3 == 0;
+      const Dtype da = subnormal_window ? Dtype::kBfloat16 : kDtypes[rng() % 5];
+      const Dtype db = subnormal_window ? Dtype::kBfloat16 : kDtypes[rng() % 5];
+      const uint32_t kk = 1 + rng() % 128, m = 1 + rng() % 64;
+      const uint64_t n = 1 + rng() % 300;
+      const int lo = subnormal_window ? -67 + int(rng() % 8) : -int(rng() % 72);
+      const int hi = lo + int(rng() % (subnormal_window ? 4 : 10));
+      const std::vector<float> a = Values(rng, da, size_t(kk) * m, lo, hi);
+      const std::vector<float> b = Values(rng, db, kk * n, lo, hi);
+      const PePlan plan = PlanPe(da, MeasureRange(a), db, MeasureRange(b), kk);
+      if (plan.sum != PeSum::kFused) continue;
+      ++fused;
+      if (plan.scale_a + plan.scale_b > 0) ++scaled;
+      EXPECT_TRUE(SameBits(RunPlanned(isa, plan, kk, m, n, a, b), ScalarGemm(kk, m, n, a, b)))
+          << PeGemmIsaName(isa) << " iter " << iter << " " << isa::DtypeShortName(da) << " x "
+          << isa::DtypeShortName(db) << " exponents [" << lo << ", " << hi << "] scale "
+          << plan.scale_a << " + " << plan.scale_b;
+    }
+    EXPECT_GT(fused, 30) << "too few cases exercised the fused form";
+    EXPECT_GT(scaled, 5) << "too few cases exercised the scaled form";
+  }
+}
+
+TEST(PeGemmTest, SubnormalButExactProductsRunScaledAndExact) {
+  // ±{1, 1.5}·2^-70 · ±{1, 1.5}·2^-64: products around 2^-134, subnormal in fp32 yet exact (bf16's
+  // 16-bit products end at 2^-148 at worst); their sums over k are subnormal too. The plan scales,
+  // and the answer is the reference's.
+  const uint32_t kk = 64, m = 8;
+  const uint64_t n = 40;
+  std::vector<float> a(kk * m), b(kk * n);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = (i % 3 ? 1.5f : -1.0f) * 0x1p-70f;
+  for (size_t i = 0; i < b.size(); ++i) b[i] = (i % 5 ? 1.0f : -1.5f) * 0x1p-64f;
+  const PePlan plan =
+      PlanPe(Dtype::kBfloat16, MeasureRange(a), Dtype::kBfloat16, MeasureRange(b), kk);
+  ASSERT_EQ(plan.sum, PeSum::kFused);
+  EXPECT_GT(plan.scale_a + plan.scale_b, 0);
+  const std::vector<float> want = ScalarGemm(kk, m, n, a, b);
+  int subnormal = 0;
+  for (float x : want) subnormal += std::fpclassify(x) == FP_SUBNORMAL;
+  EXPECT_GT(subnormal, int(want.size()) / 2);
+  for (PeGemmIsa isa : SupportedPeGemmIsas())
+    EXPECT_TRUE(SameBits(RunPlanned(isa, plan, kk, m, n, a, b), want)) << PeGemmIsaName(isa);
+}
+
+TEST(PeGemmTest, UnscaleIsExactIntoTheSubnormalRange) {
+  // Every fp32 value whose scaled form is normal (PlanPe's invariant), times 2^e and unscaled by e,
+  // comes back bit for bit: normal, subnormal, ±0.
+  std::vector<float> values = {
+      0.0f, -0.0f, 1.0f, -3.5f, 0x1p-126f, 0x1.8p-140f, -0x1p-149f, 0x1.fffffcp-127f, 0x1p100f};
+  for (int e : {1, 23, 60, 120}) {
+    std::vector<float> v;
+    for (float x : values)
+      if (std::fabs(x) < std::ldexp(1.0f, 127 - e) &&
+          (x == 0.0f || std::fabs(std::ldexp(x, e)) >= 0x1p-126f))
+        v.push_back(x);
+    std::vector<float> scaled = v;
+    for (float& x : scaled) x = std::ldexp(x, e);
+    UnscaleExact(scaled, e);
+    EXPECT_TRUE(SameBits(scaled, v)) << "e = " << e;
+    EXPECT_GE(v.size(), 5u) << "e = " << e;
+  }
+}
+
+// One output element, a·b over k = 2, on the host's own kernel in both forms.
+float Dot2(PeSum sum, float a0, float b0, float a1, float b1) {
+  const float a[2] = {a0, a1}, b[2] = {b0, b1};
+  float out = 0;
+  PeGemm(sum, 2, 1, 1, a, b, PeOutput{&out, 1});
+  return out;
+}
+
+TEST(PeGemmTest, ProductsBelowTheNormalRangeAreNotExact) {
+  // 2^-75 · 2^-74 = 2^-149, one subnormal step; then 2^-75 · 2^-75 = 2^-150, half a step: the
+  // multiply rounds it to 0 (a tie, to even), a fused step adds it unrounded and the tie goes to
+  // 2^-148. The check must refuse these operands, and the two forms must really differ.
+  const float a0 = 0x1p-75f, b0 = 0x1p-74f, a1 = 0x1p-75f, b1 = 0x1p-75f;
+  const OperandRange ra = MeasureRange(std::vector<float>{a0, a1});
+  const OperandRange rb = MeasureRange(std::vector<float>{b0, b1});
+  EXPECT_EQ(PlanPe(Dtype::kBfloat16, ra, Dtype::kBfloat16, rb, 2).sum, PeSum::kMulAdd);
+  EXPECT_EQ(Dot2(PeSum::kMulAdd, a0, b0, a1, b1), 0x1p-149f);
+  if (SelectedPeGemmIsa() != PeGemmIsa::kPortable) {
+    EXPECT_EQ(Dot2(PeSum::kFused, a0, b0, a1, b1), 0x1p-148f);
+  }
+}
+
+TEST(PeGemmTest, ProductsAtOrAboveTwoToThe128AreNotExact) {
+  // -1.5·2^127 then 2^128: multiply-then-add overflows the second product to inf; a fused step
+  // would land on 2^126. The check must refuse.
+  const float a0 = -1.5f * 0x1p64f, b0 = 0x1p63f, a1 = 0x1p64f, b1 = 0x1p64f;
+  const OperandRange ra = MeasureRange(std::vector<float>{a0, a1});
+  const OperandRange rb = MeasureRange(std::vector<float>{b0, b1});
+  EXPECT_EQ(PlanPe(Dtype::kBfloat16, ra, Dtype::kBfloat16, rb, 2).sum, PeSum::kMulAdd);
+  EXPECT_TRUE(std::isinf(Dot2(PeSum::kMulAdd, a0, b0, a1, b1)));
+  if (SelectedPeGemmIsa() != PeGemmIsa::kPortable) {
+    EXPECT_EQ(Dot2(PeSum::kFused, a0, b0, a1, b1), 0x1p126f);
+  }
+}
+
+TEST(PeGemmTest, RangeSeesSubnormalsInfinitiesAndAllZeros) {
+  const OperandRange zeros = MeasureRange(std::vector<float>(13, -0.0f));
+  EXPECT_EQ(zeros.min_exponent, 255u);
+  EXPECT_FALSE(zeros.non_finite);
+  std::vector<float> v(21, 1.0f);
+  v[19] = std::ldexp(1.0f, -140);  // subnormal, in the scalar tail
+  const OperandRange sub = MeasureRange(v);
+  EXPECT_EQ(sub.min_exponent, 0u);
+  EXPECT_EQ(sub.max_exponent, 127u);
+  EXPECT_EQ(PlanPe(Dtype::kBfloat16, sub, Dtype::kBfloat16, sub, 4).sum, PeSum::kMulAdd);
+  v[19] = 1.0f;
+  v[3] = INFINITY;  // in the vector part
+  EXPECT_TRUE(MeasureRange(v).non_finite);
+  v[3] = NAN;
+  EXPECT_TRUE(MeasureRange(v).non_finite);
+  // fp32 significands never multiply exactly; all-zero operands always do.
+  const OperandRange ones = MeasureRange(std::vector<float>(4, 1.0f));
+  EXPECT_EQ(PlanPe(Dtype::kFloat32, ones, Dtype::kBfloat16, ones, 4).sum, PeSum::kMulAdd);
+  EXPECT_EQ(PlanPe(Dtype::kFloat32, zeros, Dtype::kBfloat16, ones, 4).sum, PeSum::kFused);
+  const PePlan plain = PlanPe(Dtype::kBfloat16, ones, Dtype::kBfloat16, ones, 4);
+  EXPECT_EQ(plain.sum, PeSum::kFused);
+  EXPECT_EQ(plain.scale_a + plain.scale_b, 0);
+}
+
+}  // namespace
+}  // namespace trnsim::simulator::core
