@@ -200,8 +200,7 @@ bool MultiplyMoving(const Instruction& inst, CoreState& s) {
     // An fp32 dst of one aligned run per partition takes the result in place: each element is
     // read (when accumulating) just before it is written, and the moving operand is a copy, so
     // this is still every read before any write.
-    PeGemm(plan.sum, kk, st.m, n, a, sc.moving.data(),
-           PeOutput{rows, dst.pitch / sizeof(float), acc});
+    PeGemm(plan, kk, st.m, n, a, sc.moving.data(), PeOutput{rows, dst.pitch / sizeof(float), acc});
     return true;
   }
   if (acc) {
@@ -209,7 +208,7 @@ bool MultiplyMoving(const Instruction& inst, CoreState& s) {
     GatherF32(dst, sc.dst.data());
   }
   sc.out.resize(st.m * n);
-  PeGemm(plan.sum, kk, st.m, n, a, sc.moving.data(), PeOutput{sc.out.data(), n, false});
+  PeGemm(plan, kk, st.m, n, a, sc.moving.data(), PeOutput{sc.out.data(), n, false});
   UnscaleExact(sc.out, unscale);
   if (acc)
     for (size_t i = 0; i < sc.out.size(); ++i) sc.out[i] = sc.dst[i] + sc.out[i];

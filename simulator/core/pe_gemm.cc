@@ -132,6 +132,119 @@ void MicroPortable(bool accumulate, uint32_t kk_count, const float* a, const flo
   }
 }
 
+// Rounded steps (PeSum::kRounded): p = a·b is exact (scaled operands); where |p| < `limit` (the
+// scaled image of 2^-127) it is rounded to the scaled 2^-149 grid by adding and subtracting
+// `magic` (1.5 times the scaled 2^-126: its ulp is that grid step, and with |p| below half of it
+// the sum keeps magic's exponent); larger products have no bits below the grid. Intrinsics per
+// ISA: GCC lowers vector-extension float comparisons of 64-byte vectors to scalar code.
+
+[[gnu::target("avx512f")]] void RoundedAvx512(bool accumulate, uint32_t kk_count, const float* a,
+                                              const float* b, size_t ldc, float* c, float magic,
+                                              float limit) {
+  constexpr int kMr = kAvx512Rows, kNv = kAvx512Vectors, kNr = 16 * kNv;
+  const __m512 cv = _mm512_set1_ps(magic), lim = _mm512_set1_ps(limit);
+  __m512 acc[kMr][kNv];
+#pragma GCC unroll 16
+  for (int r = 0; r < kMr; ++r)
+#pragma GCC unroll 4
+    for (int v = 0; v < kNv; ++v) acc[r][v] = _mm512_setzero_ps();
+  for (uint32_t kk = 0; kk < kk_count; ++kk) {
+    __m512 bv[kNv];
+#pragma GCC unroll 4
+    for (int v = 0; v < kNv; ++v) bv[v] = _mm512_loadu_ps(b + size_t(kk) * kNr + 16 * v);
+#pragma GCC unroll 16
+    for (int r = 0; r < kMr; ++r) {
+      const __m512 av = _mm512_set1_ps(a[size_t(kk) * kMr + r]);
+#pragma GCC unroll 4
+      for (int v = 0; v < kNv; ++v) {
+        const __m512 p = _mm512_mul_ps(av, bv[v]);
+        const __mmask16 small = _mm512_cmp_ps_mask(_mm512_abs_ps(p), lim, _CMP_LT_OQ);
+        const __m512 q = _mm512_mask_sub_ps(p, small, _mm512_add_ps(p, cv), cv);
+        acc[r][v] = _mm512_add_ps(acc[r][v], q);
+      }
+    }
+  }
+#pragma GCC unroll 16
+  for (int r = 0; r < kMr; ++r)
+#pragma GCC unroll 4
+    for (int v = 0; v < kNv; ++v) {
+      float* at = c + r * ldc + 16 * v;
+      if (accumulate) acc[r][v] = _mm512_add_ps(_mm512_loadu_ps(at), acc[r][v]);
+      _mm512_storeu_ps(at, acc[r][v]);
+    }
+}
+
+[[gnu::target("avx2,fma")]] void RoundedAvx2(bool accumulate, uint32_t kk_count, const float* a,
+                                             const float* b, size_t ldc, float* c, float magic,
+                                             float limit) {
+  constexpr int kMr = 6, kNv = 2, kNr = 16;
+  const __m256 cv = _mm256_set1_ps(magic), lim = _mm256_set1_ps(limit);
+  const __m256 abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+  __m256 acc[kMr][kNv];
+#pragma GCC unroll 6
+  for (int r = 0; r < kMr; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+  for (uint32_t kk = 0; kk < kk_count; ++kk) {
+    const __m256 bv[kNv] = {_mm256_loadu_ps(b + size_t(kk) * kNr),
+                            _mm256_loadu_ps(b + size_t(kk) * kNr + 8)};
+#pragma GCC unroll 6
+    for (int r = 0; r < kMr; ++r) {
+      const __m256 av = _mm256_broadcast_ss(a + size_t(kk) * kMr + r);
+#pragma GCC unroll 2
+      for (int v = 0; v < kNv; ++v) {
+        const __m256 p = _mm256_mul_ps(av, bv[v]);
+        const __m256 small = _mm256_cmp_ps(_mm256_and_ps(p, abs_mask), lim, _CMP_LT_OQ);
+        const __m256 rounded = _mm256_sub_ps(_mm256_add_ps(p, cv), cv);
+        acc[r][v] = _mm256_add_ps(acc[r][v], _mm256_blendv_ps(p, rounded, small));
+      }
+    }
+  }
+#pragma GCC unroll 6
+  for (int r = 0; r < kMr; ++r)
+#pragma GCC unroll 2
+    for (int v = 0; v < kNv; ++v) {
+      float* at = c + r * ldc + 8 * v;
+      if (accumulate) acc[r][v] = _mm256_add_ps(_mm256_loadu_ps(at), acc[r][v]);
+      _mm256_storeu_ps(at, acc[r][v]);
+    }
+}
+
+// Portable: SSE2-width vector extensions, whose comparisons GCC keeps in vector registers.
+void RoundedPortable(bool accumulate, uint32_t kk_count, const float* a, const float* b, size_t ldc,
+                     float* c, float magic, float limit) {
+  constexpr int kMr = 6, kNv = 2, kNr = 8;
+  typedef int32_t Int4 __attribute__((vector_size(16)));
+  const Vec4 cv = {magic, magic, magic, magic}, lim = {limit, limit, limit, limit};
+  Vec4 acc[kMr][kNv];
+#pragma GCC unroll 6
+  for (int r = 0; r < kMr; ++r) acc[r][0] = acc[r][1] = Vec4{};  // +0.0f
+  for (uint32_t kk = 0; kk < kk_count; ++kk) {
+    Vec4 bv[kNv];
+    std::memcpy(&bv, b + size_t(kk) * kNr, sizeof(bv));
+#pragma GCC unroll 6
+    for (int r = 0; r < kMr; ++r) {
+      const float x = a[size_t(kk) * kMr + r];
+      const Vec4 av = {x, x, x, x};
+#pragma GCC unroll 2
+      for (int v = 0; v < kNv; ++v) {
+        const Vec4 p = av * bv[v];
+        const Int4 small = (p < lim) & (p > -lim);
+        const Vec4 rounded = (p + cv) - cv;
+        acc[r][v] = acc[r][v] + (small ? rounded : p);
+      }
+    }
+  }
+#pragma GCC unroll 6
+  for (int r = 0; r < kMr; ++r) {
+    if (accumulate) {
+      Vec4 old[kNv];
+      std::memcpy(old, c + r * ldc, sizeof(old));
+      acc[r][0] = old[0] + acc[r][0];
+      acc[r][1] = old[1] + acc[r][1];
+    }
+    std::memcpy(c + r * ldc, acc[r], sizeof(acc[r]));
+  }
+}
+
 // ---- blocking ------------------------------------------------------------------------------
 
 struct Scratch {
@@ -142,13 +255,12 @@ Scratch& ThreadScratch() {
   return scratch;
 }
 
-using MicroKernel = void (*)(bool, uint32_t, const float*, const float*, size_t, float*);
-
 // Column blocks outermost: each block of B is packed just before use and stays in L1 for every row
 // block; A is packed once, [block][kk][kMr]. Whole blocks are stored straight into `out`, edge
 // blocks through a tile.
-template <int kMr, int kNr>
-void Blocked(MicroKernel micro, uint32_t kk_count, uint32_t m_count, uint64_t n, const float* a,
+// `micro(accumulate, kk_count, packed_a, packed_b, ldc, c)` computes one block.
+template <int kMr, int kNr, typename Micro>
+void Blocked(const Micro& micro, uint32_t kk_count, uint32_t m_count, uint64_t n, const float* a,
              const float* b, PeOutput out) {
   Scratch& sc = ThreadScratch();
   const uint64_t n_blocks = (n + kNr - 1) / kNr;
@@ -260,13 +372,19 @@ PePlan PlanPe(isa::Dtype a_dtype, const OperandRange& a, isa::Dtype b_dtype, con
   auto smallest = [&](const OperandRange& r, int m) {  // exponent bound of the smallest nonzero
     return r.min_exponent == 0 ? finest(r, m) : int(r.min_exponent) - 127;
   };
-  // Every product, and every partial sum, is a multiple of 2^g. Below 2^-149 a product would be
-  // rounded by the multiply, which a fused step does not do.
+  // Every product is a multiple of 2^g. Below 2^-149 a product would be rounded by the multiply,
+  // which a fused step does not do: then the kernel rounds by hand (kRounded), on operands scaled
+  // so that every product is exact and the scaled grid step 2^(scale - 149) is normal.
   const int g = finest(a, ma) + finest(b, mb);
-  if (g < -149) return reference;
-  // Scale so that each operand's smallest element and the 2^g grid are normal (>= 2^-126).
+  const PeSum sum = g < -149 ? PeSum::kRounded : PeSum::kFused;
+  // Fused: the grid itself normal (then so is every product). Rounded: every product exact and
+  // normal (its smallest factors' product >= 2^-126), and the grid step normal.
+  const int need = sum == PeSum::kRounded
+                       ? std::max({23, -149 - g, -126 - smallest(a, ma) - smallest(b, mb)})
+                       : std::max(0, -126 - g);
+  // Scale so that each operand's smallest element is normal (>= 2^-126), then to `need`.
   int sa = std::max(0, -126 - smallest(a, ma)), sb = std::max(0, -126 - smallest(b, mb));
-  sa += std::max(0, -126 - g - sa - sb);
+  sa += std::max(0, need - sa - sb);
   // Largest magnitudes after scaling: below 2^top_a and 2^top_b. Products below 2^128 are finite;
   // when scaled, every partial sum must stay finite too (k of them), as it would unscaled.
   const int top_a = int(a.max_exponent) - 126 + sa, top_b = int(b.max_exponent) - 126 + sb;
@@ -274,36 +392,74 @@ PePlan PlanPe(isa::Dtype a_dtype, const OperandRange& a, isa::Dtype b_dtype, con
   if (sa + sb > 0)
     while ((uint64_t{1} << sum_bits) < kk_count) ++sum_bits;
   if (top_a > 128 || top_b > 128 || top_a + top_b + sum_bits > 128) return reference;
-  return PePlan{PeSum::kFused, sa, sb};
+  return PePlan{sum, sa, sb};
 }
 
-void ScaleExact(std::span<float> v, int e) {
+[[gnu::target_clones("avx512f", "avx2", "default")]] void ScaleExact(std::span<float> v, int e) {
   if (e == 0) return;
   const float factor = std::ldexp(1.0f, e);
   for (float& x : v) x = x * factor;
 }
 
-[[gnu::target_clones("avx512f", "avx2", "default")]] void UnscaleExact(std::span<float> v, int e) {
+namespace {
+
+// One element: x·2^-e, x normal or ±0 and the result an fp32 value (PlanPe's invariant).
+uint32_t UnscaleBits(uint32_t bits, int e) {
+  const int exponent = int((bits >> 23) & 0xffu);
+  if (exponent == 0) return bits;  // ±0 (a scaled operand is never subnormal)
+  const int biased = exponent - e;
+  if (biased >= 1) return bits - (uint32_t(e) << 23);
+  // Subnormal: the significand with its implicit bit, shifted right 1 - biased places (the bits
+  // shifted out are zero: the value is exact); 32+ places leave nothing.
+  const int shift = 1 - biased;
+  const uint32_t significand = (bits & 0x7fffffu) | 0x800000u;
+  return (bits & 0x80000000u) | (shift < 32 ? significand >> shift : 0u);
+}
+
+// The same, 16 lanes at a time. (GCC 12's own avx512fintrin.h trips -Wmaybe-uninitialized on the
+// shift intrinsics' undefined pass-through operand: silenced for this function only.)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+[[gnu::target("avx512f")]] void UnscaleAvx512(float* v, size_t n, int e) {
+  const __m512i exp_mask = _mm512_set1_epi32(0xff), e_vec = _mm512_set1_epi32(e);
+  const __m512i one = _mm512_set1_epi32(1), e_field = _mm512_set1_epi32(int32_t(uint32_t(e) << 23));
+  const __m512i sig_mask = _mm512_set1_epi32(0x7fffff), implicit = _mm512_set1_epi32(0x800000);
+  const __m512i sign_mask = _mm512_set1_epi32(int32_t(0x80000000u));
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512i bits = _mm512_loadu_si512(v + i);
+    const __m512i exponent = _mm512_and_si512(_mm512_srli_epi32(bits, 23), exp_mask);
+    const __m512i biased = _mm512_sub_epi32(exponent, e_vec);
+    const __mmask16 zero = _mm512_cmpeq_epi32_mask(exponent, _mm512_setzero_si512());
+    const __mmask16 normal = _mm512_cmpge_epi32_mask(biased, one);
+    // vpsrlvd leaves 0 for shifts of 32 or more, as UnscaleBits does.
+    const __m512i shift = _mm512_sub_epi32(one, biased);
+    const __m512i significand = _mm512_or_si512(_mm512_and_si512(bits, sig_mask), implicit);
+    __m512i out =
+        _mm512_or_si512(_mm512_and_si512(bits, sign_mask), _mm512_srlv_epi32(significand, shift));
+    out = _mm512_mask_sub_epi32(out, normal, bits, e_field);
+    out = _mm512_mask_mov_epi32(out, zero, bits);
+    _mm512_storeu_si512(v + i, out);
+  }
+  for (; i < n; ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, v + i, 4);
+    bits = UnscaleBits(bits, e);
+    std::memcpy(v + i, &bits, 4);
+  }
+}
+#pragma GCC diagnostic pop
+
+}  // namespace
+
+void UnscaleExact(std::span<float> v, int e) {
   if (e == 0) return;
-  typedef int32_t Int16 __attribute__((vector_size(64)));    // exponents and shifts
-  typedef uint32_t Word16 __attribute__((vector_size(64)));  // the bits (no signed overflow)
-  // 16 elements at a time; the tail through a zero-padded block.
-  for (size_t i = 0; i < v.size(); i += 16) {
-    const size_t count = std::min<size_t>(16, v.size() - i);
-    Word16 bits = {};
-    std::memcpy(&bits, v.data() + i, count * sizeof(float));
-    const Int16 exponent = Int16((bits >> 23) & 0xffu);
-    const Int16 biased = exponent - e;  // the result's exponent field, if it is normal
-    const Word16 normal = bits - (uint32_t(e) << 23);
-    // Subnormal result: the significand with its implicit bit, shifted right 1 - biased places
-    // (the bits shifted out are zero: the value is exact); 31+ places leave nothing.
-    Int16 shift = 1 - biased;
-    shift = shift < 31 ? shift : 31;
-    const Word16 significand = (bits & 0x7fffffu) | 0x800000u;
-    const Word16 subnormal = (bits & 0x80000000u) | (significand >> Word16(shift));
-    const Word16 scaled = biased >= 1 ? normal : subnormal;
-    bits = exponent == 0 ? bits : scaled;  // ±0 stays (a scaled operand is never subnormal)
-    std::memcpy(v.data() + i, &bits, count * sizeof(float));
+  if (SelectedPeGemmIsa() == PeGemmIsa::kAvx512) return UnscaleAvx512(v.data(), v.size(), e);
+  for (float& x : v) {
+    uint32_t bits;
+    std::memcpy(&bits, &x, 4);
+    bits = UnscaleBits(bits, e);
+    std::memcpy(&x, &bits, 4);
   }
 }
 
@@ -336,9 +492,27 @@ std::string_view PeGemmIsaName(PeGemmIsa isa) {
   return "portable";
 }
 
-void PeGemmOn(PeGemmIsa isa, PeSum sum, uint32_t kk_count, uint32_t m_count, uint64_t n,
+void PeGemmOn(PeGemmIsa isa, const PePlan& plan, uint32_t kk_count, uint32_t m_count, uint64_t n,
               const float* a, const float* b, PeOutput out) {
-  const bool fused = sum == PeSum::kFused;
+  if (plan.sum == PeSum::kRounded) {
+    const int scale = plan.scale_a + plan.scale_b;
+    const float magic = std::ldexp(1.5f, scale - 126), limit = std::ldexp(1.0f, scale - 127);
+    auto rounded = [magic, limit](auto kernel) {
+      return [kernel, magic, limit](bool acc, uint32_t kk, const float* pa, const float* pb,
+                                    size_t ldc,
+                                    float* c) { kernel(acc, kk, pa, pb, ldc, c, magic, limit); };
+    };
+    switch (isa) {
+      case PeGemmIsa::kAvx512:
+        return Blocked<kAvx512Rows, 16 * kAvx512Vectors>(rounded(RoundedAvx512), kk_count, m_count,
+                                                         n, a, b, out);
+      case PeGemmIsa::kAvx2:
+        return Blocked<6, 16>(rounded(RoundedAvx2), kk_count, m_count, n, a, b, out);
+      case PeGemmIsa::kPortable:
+        return Blocked<6, 8>(rounded(RoundedPortable), kk_count, m_count, n, a, b, out);
+    }
+  }
+  const bool fused = plan.sum == PeSum::kFused;
   switch (isa) {
     case PeGemmIsa::kAvx512:
       return Blocked<kAvx512Rows, 16 * kAvx512Vectors>(
@@ -353,9 +527,9 @@ void PeGemmOn(PeGemmIsa isa, PeSum sum, uint32_t kk_count, uint32_t m_count, uin
   Blocked<6, 8>(MicroPortable, kk_count, m_count, n, a, b, out);
 }
 
-void PeGemm(PeSum sum, uint32_t kk_count, uint32_t m_count, uint64_t n, const float* a,
+void PeGemm(const PePlan& plan, uint32_t kk_count, uint32_t m_count, uint64_t n, const float* a,
             const float* b, PeOutput out) {
-  PeGemmOn(SelectedPeGemmIsa(), sum, kk_count, m_count, n, a, b, out);
+  PeGemmOn(SelectedPeGemmIsa(), plan, kk_count, m_count, n, a, b, out);
 }
 
 }  // namespace trnsim::simulator::core

@@ -7,6 +7,8 @@
 // every step either
 //   PeSum::kMulAdd — one fp32 multiply, rounded, then one fp32 add, rounded (the reference), or
 //   PeSum::kFused  — one fused multiply-add, rounded once;
+//   PeSum::kRounded — on operands PlanPe scaled: the exact product, rounded to the scaled image of
+//                    the 2^-149 grid where the unscaled multiply would round it, then one add;
 // then, if asked, out = out + sum (PeOutput).
 // The two give the same bits whenever every product a·b is exact in fp32 — PlanPe says when, and
 // how to scale the operands so the kernel never meets a subnormal (x86 takes a ~100-cycle
@@ -27,7 +29,7 @@
 
 namespace trnsim::simulator::core {
 
-enum class PeSum { kMulAdd, kFused };
+enum class PeSum { kMulAdd, kFused, kRounded };
 
 enum class PeGemmIsa { kPortable, kAvx2, kAvx512 };
 
@@ -42,10 +44,13 @@ OperandRange MeasureRange(std::span<const float> values);
 
 // How to run one product exactly and fast. kMulAdd with no scaling is the reference itself.
 // kFused is chosen only when every product a·b is exact in fp32 (then a fused step gives the
-// multiply-then-add bits). Its operands are first multiplied by 2^scale_a and 2^scale_b (exact)
-// so that no operand, product or partial sum is subnormal in the kernel — the reference's
-// subnormal arithmetic, fixed-point on the 2^-149 grid, is then exact in the scaled domain — and
-// the result is multiplied back by 2^-(scale_a + scale_b) with UnscaleExact.
+// multiply-then-add bits); kRounded when some products fall below the 2^-149 grid (the multiply
+// rounds them to it; the kernel does the same rounding by hand). The operands are first
+// multiplied by 2^scale_a and 2^scale_b (exact) so that no operand, product or partial sum is
+// subnormal in the kernel — the reference's subnormal arithmetic, fixed-point on the 2^-149 grid,
+// is then exact in the scaled domain — and the result is multiplied back by
+// 2^-(scale_a + scale_b) with UnscaleExact. Only fp32 operands (products of 48 bits) and NaN/inf
+// keep kMulAdd.
 struct PePlan {
   PeSum sum = PeSum::kMulAdd;
   int scale_a = 0, scale_b = 0;
@@ -68,11 +73,12 @@ struct PeOutput {
   bool accumulate = false;
 };
 
-void PeGemm(PeSum sum, uint32_t kk_count, uint32_t m_count, uint64_t n, const float* a,
+// a and b are the operands as the plan scaled them.
+void PeGemm(const PePlan& plan, uint32_t kk_count, uint32_t m_count, uint64_t n, const float* a,
             const float* b, PeOutput out);
 
 // The same on a chosen ISA (for tests and benches); the host must support it.
-void PeGemmOn(PeGemmIsa isa, PeSum sum, uint32_t kk_count, uint32_t m_count, uint64_t n,
+void PeGemmOn(PeGemmIsa isa, const PePlan& plan, uint32_t kk_count, uint32_t m_count, uint64_t n,
               const float* a, const float* b, PeOutput out);
 
 // The ISA PeGemm uses on this host, and every ISA this host can run.

@@ -1,7 +1,7 @@
 // The PE kernel (simulator/core/pe_gemm.h) on every ISA this host runs, against a scalar loop with
-// the reference interpreter's rounding, bit for bit; and PlanPe: wherever it chooses the fused,
-// scaled form, the answer is still the reference's; where it refuses on purpose the two forms
-// really differ, so the check is needed.
+// the reference interpreter's rounding, bit for bit; and PlanPe: whatever it chooses — fused,
+// scaled, or rounded by hand — the answer is still the reference's; where it must not fuse, the
+// fused form really differs, so the check is needed.
 #include "simulator/core/pe_gemm.h"
 
 #include <gtest/gtest.h>
@@ -63,15 +63,14 @@ TEST(PeGemmTest, EveryIsaMatchesTheScalarLoopBitForBit) {
       const std::vector<float> a = Values(rng, Dtype::kFloat32, size_t(kk) * m, -140, 60);
       const std::vector<float> b = Values(rng, Dtype::kFloat32, kk * n, -140, 60);
       std::vector<float> out(m * n);
-      PeGemmOn(isa, PeSum::kMulAdd, kk, m, n, a.data(), b.data(), PeOutput{out.data(), n});
+      PeGemmOn(isa, PePlan{}, kk, m, n, a.data(), b.data(), PeOutput{out.data(), n});
       EXPECT_TRUE(SameBits(out, ScalarGemm(kk, m, n, a, b)))
           << PeGemmIsaName(isa) << " iter " << iter << " K=" << kk << " M=" << m << " N=" << n;
       // Accumulating into rows a wider stride apart: each element becomes old + sum.
       const size_t stride = n + rng() % 40;
       const std::vector<float> old = Values(rng, Dtype::kFloat32, m * stride, -140, 60);
       std::vector<float> acc = old;
-      PeGemmOn(isa, PeSum::kMulAdd, kk, m, n, a.data(), b.data(),
-               PeOutput{acc.data(), stride, true});
+      PeGemmOn(isa, PePlan{}, kk, m, n, a.data(), b.data(), PeOutput{acc.data(), stride, true});
       std::vector<float> want = old;
       for (uint32_t r = 0; r < m; ++r)
         for (uint64_t j = 0; j < n; ++j)
@@ -87,34 +86,35 @@ std::vector<float> RunPlanned(PeGemmIsa isa, const PePlan& plan, uint32_t kk, ui
   ScaleExact(a, plan.scale_a);
   ScaleExact(b, plan.scale_b);
   std::vector<float> out(m * n);
-  PeGemmOn(isa, plan.sum, kk, m, n, a.data(), b.data(), PeOutput{out.data(), n});
+  PeGemmOn(isa, plan, kk, m, n, a.data(), b.data(), PeOutput{out.data(), n});
   UnscaleExact(out, plan.scale_a + plan.scale_b);
   return out;
 }
 
-TEST(PeGemmTest, PlannedRunsMatchTheReferenceDownToTheSubnormalRange) {
+TEST(PeGemmTest, PlannedRunsMatchTheReferenceIntoTheSubnormalRange) {
   std::mt19937 rng(7);
   const Dtype kDtypes[] = {Dtype::kBfloat16, Dtype::kFloat16, Dtype::kFloat8E4, Dtype::kFloat8E5,
                            Dtype::kFloat8E3};
   for (PeGemmIsa isa : SupportedPeGemmIsas()) {
-    int fused = 0, scaled = 0;
+    int fused = 0, scaled = 0, rounded = 0;
     for (int iter = 0; iter < 80; ++iter) {
-      // Every third case bf16 x bf16 with exponents from -67 to -56: products and sums subnormal
-      // in fp32 yet exact, the scaled form's territory; the rest any dtypes, any window from
-      // ordinary (-8, 2) down to where products need rounding.
+      // Every third case bf16 x bf16 with exponents from -78 to -56: products and sums subnormal
+      // in fp32, exact (the scaled fused form) or below the 2^-149 grid (the rounded form); the
+      // rest any dtypes, any window from ordinary (-8, 2) down to where products need rounding.
       const bool subnormal_window = iter % 3 == 0;
       const Dtype da = subnormal_window ? Dtype::kBfloat16 : kDtypes[rng() % 5];
       const Dtype db = subnormal_window ? Dtype::kBfloat16 : kDtypes[rng() % 5];
       const uint32_t kk = 1 + rng() % 128, m = 1 + rng() % 64;
       const uint64_t n = 1 + rng() % 300;
-      const int lo = subnormal_window ? -67 + int(rng() % 8) : -int(rng() % 72);
+      const int lo = subnormal_window ? -78 + int(rng() % 19) : -int(rng() % 72);
       const int hi = lo + int(rng() % (subnormal_window ? 4 : 10));
       const std::vector<float> a = Values(rng, da, size_t(kk) * m, lo, hi);
       const std::vector<float> b = Values(rng, db, kk * n, lo, hi);
       const PePlan plan = PlanPe(da, MeasureRange(a), db, MeasureRange(b), kk);
-      if (plan.sum != PeSum::kFused) continue;
-      ++fused;
-      if (plan.scale_a + plan.scale_b > 0) ++scaled;
+      if (plan.sum == PeSum::kMulAdd) continue;
+      if (plan.sum == PeSum::kRounded) ++rounded;
+      if (plan.sum == PeSum::kFused) ++fused;
+      if (plan.sum == PeSum::kFused && plan.scale_a + plan.scale_b > 0) ++scaled;
       EXPECT_TRUE(SameBits(RunPlanned(isa, plan, kk, m, n, a, b), ScalarGemm(kk, m, n, a, b)))
           << PeGemmIsaName(isa) << " iter " << iter << " " << isa::DtypeShortName(da) << " x "
           << isa::DtypeShortName(db) << " exponents [" << lo << ", " << hi << "] scale "
@@ -122,6 +122,7 @@ TEST(PeGemmTest, PlannedRunsMatchTheReferenceDownToTheSubnormalRange) {
     }
     EXPECT_GT(fused, 30) << "too few cases exercised the fused form";
     EXPECT_GT(scaled, 5) << "too few cases exercised the scaled form";
+    EXPECT_GT(rounded, 5) << "too few cases exercised the rounded form";
   }
 }
 
@@ -152,16 +153,17 @@ TEST(PeGemmTest, UnscaleIsExactIntoTheSubnormalRange) {
   std::vector<float> values = {
       0.0f, -0.0f, 1.0f, -3.5f, 0x1p-126f, 0x1.8p-140f, -0x1p-149f, 0x1.fffffcp-127f, 0x1p100f};
   for (int e : {1, 23, 60, 120}) {
-    std::vector<float> v;
-    for (float x : values)
-      if (std::fabs(x) < std::ldexp(1.0f, 127 - e) &&
-          (x == 0.0f || std::fabs(std::ldexp(x, e)) >= 0x1p-126f))
-        v.push_back(x);
+    std::vector<float> v;  // the admissible values, repeated past two 16-lane blocks
+    for (int rep = 0; rep < 6; ++rep)
+      for (float x : values)
+        if (std::fabs(x) < std::ldexp(1.0f, 127 - e) &&
+            (x == 0.0f || std::fabs(std::ldexp(x, e)) >= 0x1p-126f))
+          v.push_back(rep % 2 ? -x : x);
     std::vector<float> scaled = v;
     for (float& x : scaled) x = std::ldexp(x, e);
     UnscaleExact(scaled, e);
     EXPECT_TRUE(SameBits(scaled, v)) << "e = " << e;
-    EXPECT_GE(v.size(), 5u) << "e = " << e;
+    EXPECT_GE(v.size(), 33u) << "e = " << e;
   }
 }
 
@@ -169,21 +171,26 @@ TEST(PeGemmTest, UnscaleIsExactIntoTheSubnormalRange) {
 float Dot2(PeSum sum, float a0, float b0, float a1, float b1) {
   const float a[2] = {a0, a1}, b[2] = {b0, b1};
   float out = 0;
-  PeGemm(sum, 2, 1, 1, a, b, PeOutput{&out, 1});
+  PeGemm(PePlan{sum}, 2, 1, 1, a, b, PeOutput{&out, 1});
   return out;
 }
 
-TEST(PeGemmTest, ProductsBelowTheNormalRangeAreNotExact) {
+TEST(PeGemmTest, ProductsBelowTheGridAreRoundedNotFused) {
   // 2^-75 · 2^-74 = 2^-149, one subnormal step; then 2^-75 · 2^-75 = 2^-150, half a step: the
   // multiply rounds it to 0 (a tie, to even), a fused step adds it unrounded and the tie goes to
-  // 2^-148. The check must refuse these operands, and the two forms must really differ.
+  // 2^-148. The plan must not fuse these operands; its rounded form gives the reference's 2^-149.
   const float a0 = 0x1p-75f, b0 = 0x1p-74f, a1 = 0x1p-75f, b1 = 0x1p-75f;
   const OperandRange ra = MeasureRange(std::vector<float>{a0, a1});
   const OperandRange rb = MeasureRange(std::vector<float>{b0, b1});
-  EXPECT_EQ(PlanPe(Dtype::kBfloat16, ra, Dtype::kBfloat16, rb, 2).sum, PeSum::kMulAdd);
+  const PePlan plan = PlanPe(Dtype::kBfloat16, ra, Dtype::kBfloat16, rb, 2);
+  EXPECT_EQ(plan.sum, PeSum::kRounded);
   EXPECT_EQ(Dot2(PeSum::kMulAdd, a0, b0, a1, b1), 0x1p-149f);
   if (SelectedPeGemmIsa() != PeGemmIsa::kPortable) {
     EXPECT_EQ(Dot2(PeSum::kFused, a0, b0, a1, b1), 0x1p-148f);
+  }
+  for (PeGemmIsa isa : SupportedPeGemmIsas()) {
+    const std::vector<float> out = RunPlanned(isa, plan, 2, 1, 1, {a0, a1}, {b0, b1});
+    EXPECT_EQ(out[0], 0x1p-149f) << PeGemmIsaName(isa);
   }
 }
 
@@ -209,6 +216,7 @@ TEST(PeGemmTest, RangeSeesSubnormalsInfinitiesAndAllZeros) {
   const OperandRange sub = MeasureRange(v);
   EXPECT_EQ(sub.min_exponent, 0u);
   EXPECT_EQ(sub.max_exponent, 127u);
+  // 1 next to 2^-140: too wide a range to scale clear of subnormals, so the reference arithmetic.
   EXPECT_EQ(PlanPe(Dtype::kBfloat16, sub, Dtype::kBfloat16, sub, 4).sum, PeSum::kMulAdd);
   v[19] = 1.0f;
   v[3] = INFINITY;  // in the vector part
