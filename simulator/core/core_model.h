@@ -115,7 +115,14 @@ class CoreModel {
   EventPriority PriorityOf(int engine) const { return base_priority_ + EventPriority(engine); }
   void PostTry(int engine, TimePs at_ps);
   void Try(int engine);
-  // Empty when every wait of `inst` holds (and, for barrier, nothing is outstanding).
+  // FirstUnmetWait's answer when every wait holds, and when the unmet one is the opcode's own
+  // (sem_wait, event_wait, a core_barrier's count, a barrier's outstanding work).
+  static constexpr int kAllWaitsHold = -1;
+  static constexpr int kOpcodeWait = isa::kMaxWaits;
+  // The index in inst.Waits() of the first wait that does not hold, kOpcodeWait, or
+  // kAllWaitsHold. Builds no text: Try asks on every retry of a blocked engine.
+  int FirstUnmetWait(const EngineState& e, const isa::Instruction& inst) const;
+  // FirstUnmetWait as text for deadlock reports; empty when every wait holds.
   std::string UnmetWait(const EngineState& e, const isa::Instruction& inst) const;
   void ApplyUpdates(const isa::Instruction& inst, isa::UpdateWhen when);
   void ApplySync(isa::UpdateOp op, uint32_t index, uint32_t value);
