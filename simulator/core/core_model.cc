@@ -85,13 +85,13 @@ void CoreModel::Fail(Status status) {
   scheduler_.RequestStop();
 }
 
-std::string CoreModel::Where(const EngineState& e) const {
+std::string CoreModel::Where(const EngineState& e, size_t pc) const {
   std::string engine(isa::EngineName(e.kind));
   for (char& ch : engine) ch = char(std::toupper(static_cast<unsigned char>(ch)));
   std::string where =
-      "core " + std::to_string(run_.core) + " " + engine + " instruction " + std::to_string(e.pc);
-  if (e.program && e.pc < e.program->instructions.size())
-    where += " (" + std::string(isa::Mnemonic(e.program->instructions[e.pc].opcode)) + ")";
+      "core " + std::to_string(run_.core) + " " + engine + " instruction " + std::to_string(pc);
+  if (e.program && pc < e.program->instructions.size())
+    where += " (" + std::string(isa::Mnemonic(e.program->instructions[pc].opcode)) + ")";
   return where;
 }
 

@@ -161,7 +161,10 @@ class CoreModel {
   isa::ActTableSet MissingActTable(const isa::Instruction& inst) const;
   void LoadActTable(int engine, isa::ActTableSet set, TimePs now, DurationPs waited_ps);
   void Fail(Status status);
-  std::string Where(const EngineState& e) const;
+  std::string Where(const EngineState& e) const { return Where(e, e.pc); }
+  // The same for instruction `pc` of the engine (an asynchronous instruction's completion, after
+  // the engine has moved on: it keeps the pc, not the text, so issuing builds no string).
+  std::string Where(const EngineState& e, size_t pc) const;
 
   Scheduler& scheduler_;
   const ChipSpec& chip_;
