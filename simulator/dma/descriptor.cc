@@ -7,6 +7,7 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "simulator/isa/dtype.h"
@@ -164,12 +165,47 @@ bool Overlap(const Bound& a, const Bound& b) {
   return std::less<const uint8_t*>()(a0, b1) && std::less<const uint8_t*>()(b0, a1);
 }
 
-// Same-dtype copy: memcpy per run, straight from source to destination when one side is one
-// run and the two do not overlap, else through a packed copy of the source.
+// Destinations of more runs than this are not listed for a run-to-run copy (the list would cost
+// more than staging).
+constexpr uint64_t kMaxListedRuns = 1 << 16;
+
+uint64_t RunCount(const Bound& b) {
+  if (b.rank == 0) return 1;
+  return b.step[0] == b.esz ? b.elements / b.n[0] : b.elements;
+}
+
+// Source runs memcpy'd straight into destination runs (the same number of bytes in all): the
+// destination's runs are listed (a list reused per thread), then the source's walked against
+// them.
+void CopyRunToRun(const Bound& src, const Bound& dst) {
+  thread_local std::vector<std::pair<int64_t, uint64_t>> runs;
+  runs.clear();
+  ForEachRun(dst, [&](int64_t at, uint64_t len) { runs.emplace_back(at, len); });
+  size_t k = 0;
+  uint64_t done = 0;  // bytes of runs[k] written
+  ForEachRun(src, [&](int64_t at, uint64_t len) {
+    const uint8_t* p = src.base + at;
+    while (len > 0) {
+      const uint64_t n = std::min(len, runs[k].second - done);
+      std::memcpy(dst.base + runs[k].first + done, p, n);
+      p += n;
+      len -= n;
+      done += n;
+      if (done == runs[k].second) {
+        ++k;
+        done = 0;
+      }
+    }
+  });
+}
+
+// Same-dtype copy: memcpy per run, straight from source to destination when the two do not
+// overlap, else through a packed copy of the source.
 void CopyBits(const Bound& src, const Bound& dst) {
   if (!Overlap(src, dst)) {
     if (dst.single_run()) return Gather(src, dst.base + dst.offset);
     if (src.single_run()) return Scatter(dst, src.base + src.offset);
+    if (RunCount(dst) <= kMaxListedRuns) return CopyRunToRun(src, dst);
   }
   StagingBytes packed(src.bytes());
   Gather(src, packed.data());
