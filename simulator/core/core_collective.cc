@@ -67,15 +67,15 @@ Status CoreModel::IssueCollective(int engine, const isa::Instruction& inst, uint
   issuer.collective_land_ps = land_ps;
   auto output = std::make_shared<std::vector<uint8_t>>(std::move(outcome->output));
   const isa::Instruction* p = &inst;
-  const std::string where = Where(issuer);  // names the collective, wherever the engine gets to
+  const size_t pc = issuer.pc;  // names the collective, wherever the engine gets to
   ++issuer.outstanding;
   scheduler_.Schedule(
       land_ps,
-      [this, engine, p, traced, dst, output, where] {
+      [this, engine, p, traced, dst, output, pc] {
         if (!status_.ok()) return;
         Status st = reference::WriteOperandBytes(dst, *output, *run_.state, *run_.hbm);
         if (!st.ok()) {
-          Fail(Status(st.code(), where + ": " + st.message()));
+          Fail(Status(st.code(), Where(engines_[engine], pc) + ": " + st.message()));
           return;
         }
         Complete(engine, p, traced);

@@ -85,14 +85,31 @@ void CoreModel::Fail(Status status) {
   scheduler_.RequestStop();
 }
 
-std::string CoreModel::Where(const EngineState& e) const {
+std::string CoreModel::Where(const EngineState& e, size_t pc) const {
   std::string engine(isa::EngineName(e.kind));
   for (char& ch : engine) ch = char(std::toupper(static_cast<unsigned char>(ch)));
   std::string where =
-      "core " + std::to_string(run_.core) + " " + engine + " instruction " + std::to_string(e.pc);
-  if (e.program && e.pc < e.program->instructions.size())
-    where += " (" + std::string(isa::Mnemonic(e.program->instructions[e.pc].opcode)) + ")";
+      "core " + std::to_string(run_.core) + " " + engine + " instruction " + std::to_string(pc);
+  if (e.program && pc < e.program->instructions.size())
+    where += " (" + std::string(isa::Mnemonic(e.program->instructions[pc].opcode)) + ")";
   return where;
+}
+
+int CoreModel::FirstUnmetWait(const EngineState& e, const Instruction& inst) const {
+  const reference::CoreState& s = *run_.state;
+  for (int i = 0; i < inst.num_waits; ++i) {
+    const isa::SyncWait& w = inst.waits[size_t(i)];
+    const bool holds = w.kind == isa::WaitKind::kSemaphore
+                           ? isa::Compare(w.cmp, s.sem[w.index % 256], w.value)
+                           : isa::Compare<uint32_t>(w.cmp, s.event[w.index % 256], w.value);
+    if (!holds) return i;
+  }
+  const bool opcode_waits = (inst.opcode == Opcode::kSemWait &&
+                             !isa::Compare(inst.cmp, s.sem[inst.index % 256], inst.imm[0])) ||
+                            (inst.opcode == Opcode::kEventWait && s.event[inst.index % 256] != 1) ||
+                            (inst.opcode == Opcode::kCoreBarrier && e.pair_waiting) ||
+                            (inst.opcode == Opcode::kBarrier && e.outstanding != 0);
+  return opcode_waits ? kOpcodeWait : kAllWaitsHold;
 }
 
 std::string CoreModel::UnmetWait(const EngineState& e, const Instruction& inst) const {
@@ -102,26 +119,21 @@ std::string CoreModel::UnmetWait(const EngineState& e, const Instruction& inst) 
            std::to_string(value) + " (S[" + std::to_string(index) +
            "] = " + std::to_string(s.sem[index % 256]) + ")";
   };
-  for (const isa::SyncWait& w : inst.Waits()) {
-    if (w.kind == isa::WaitKind::kSemaphore) {
-      if (!isa::Compare(w.cmp, s.sem[w.index % 256], w.value)) return sem(w.index, w.cmp, w.value);
-    } else if (!isa::Compare<uint32_t>(w.cmp, s.event[w.index % 256], w.value)) {
-      return "E[" + std::to_string(w.index) + "] " + std::string(isa::CmpOpSymbol(w.cmp)) + " " +
-             std::to_string(w.value);
-    }
+  const int unmet = FirstUnmetWait(e, inst);
+  if (unmet == kAllWaitsHold) return {};
+  if (unmet != kOpcodeWait) {
+    const isa::SyncWait& w = inst.waits[size_t(unmet)];
+    if (w.kind == isa::WaitKind::kSemaphore) return sem(w.index, w.cmp, w.value);
+    return "E[" + std::to_string(w.index) + "] " + std::string(isa::CmpOpSymbol(w.cmp)) + " " +
+           std::to_string(w.value);
   }
-  if (inst.opcode == Opcode::kSemWait &&
-      !isa::Compare(inst.cmp, s.sem[inst.index % 256], inst.imm[0]))
-    return sem(inst.index, inst.cmp, inst.imm[0]);
-  if (inst.opcode == Opcode::kEventWait && s.event[inst.index % 256] != 1)
-    return "E[" + std::to_string(inst.index) + "] == 1";
-  if (inst.opcode == Opcode::kCoreBarrier && e.pair_waiting)
+  if (inst.opcode == Opcode::kSemWait) return sem(inst.index, inst.cmp, inst.imm[0]);
+  if (inst.opcode == Opcode::kEventWait) return "E[" + std::to_string(inst.index) + "] == 1";
+  if (inst.opcode == Opcode::kCoreBarrier)
     return "S[" + std::to_string(e.pair_sem) + "] >= " + std::to_string(e.pair_target) +
            " (core_barrier: the peer core's barrier; S[" + std::to_string(e.pair_sem) +
            "] = " + std::to_string(s.sem[e.pair_sem]) + ")";
-  if (inst.opcode == Opcode::kBarrier && e.outstanding != 0)
-    return std::to_string(e.outstanding) + " earlier instruction(s) or transfer(s) to complete";
-  return {};
+  return std::to_string(e.outstanding) + " earlier instruction(s) or transfer(s) to complete";
 }
 
 void CoreModel::ApplySync(isa::UpdateOp op, uint32_t index, uint32_t value) {
@@ -302,7 +314,7 @@ void CoreModel::Try(int engine) {
     PostTry(engine, ready);
     return;
   }
-  if (!UnmetWait(e, inst).empty()) {
+  if (FirstUnmetWait(e, inst) != kAllWaitsHold) {
     if (!e.blocked) {
       e.blocked = true;
       e.blocked_since_ps = now;

@@ -115,7 +115,14 @@ class CoreModel {
   EventPriority PriorityOf(int engine) const { return base_priority_ + EventPriority(engine); }
   void PostTry(int engine, TimePs at_ps);
   void Try(int engine);
-  // Empty when every wait of `inst` holds (and, for barrier, nothing is outstanding).
+  // FirstUnmetWait's answer when every wait holds, and when the unmet one is the opcode's own
+  // (sem_wait, event_wait, a core_barrier's count, a barrier's outstanding work).
+  static constexpr int kAllWaitsHold = -1;
+  static constexpr int kOpcodeWait = isa::kMaxWaits;
+  // The index in inst.Waits() of the first wait that does not hold, kOpcodeWait, or
+  // kAllWaitsHold. Builds no text: Try asks on every retry of a blocked engine.
+  int FirstUnmetWait(const EngineState& e, const isa::Instruction& inst) const;
+  // FirstUnmetWait as text for deadlock reports; empty when every wait holds.
   std::string UnmetWait(const EngineState& e, const isa::Instruction& inst) const;
   void ApplyUpdates(const isa::Instruction& inst, isa::UpdateWhen when);
   void ApplySync(isa::UpdateOp op, uint32_t index, uint32_t value);
@@ -154,7 +161,10 @@ class CoreModel {
   isa::ActTableSet MissingActTable(const isa::Instruction& inst) const;
   void LoadActTable(int engine, isa::ActTableSet set, TimePs now, DurationPs waited_ps);
   void Fail(Status status);
-  std::string Where(const EngineState& e) const;
+  std::string Where(const EngineState& e) const { return Where(e, e.pc); }
+  // The same for instruction `pc` of the engine (an asynchronous instruction's completion, after
+  // the engine has moved on: it keeps the pc, not the text, so issuing builds no string).
+  std::string Where(const EngineState& e, size_t pc) const;
 
   Scheduler& scheduler_;
   const ChipSpec& chip_;

@@ -96,14 +96,13 @@ Status CoreModel::IssueSendRecv(int engine, const isa::Instruction& inst, uint32
                                traced, scheduler_.Now());
   const isa::Instruction* p = &inst;
   const uint32_t peer_sem = inst.index % uint32_t(pair_barriers_.size());
-  const std::string where = Where(engines_[engine]);  // names the sendrecv after pc moves on
-  r.on_land = [this, engine, p, traced, dma, dst, bytes, peer_sem,
-               where](const DmaLanding& landing) {
+  const size_t pc = engines_[engine].pc;  // names the sendrecv after the engine moves on
+  r.on_land = [this, engine, p, traced, dma, dst, bytes, peer_sem, pc](const DmaLanding& landing) {
     if (!status_.ok()) return;
     if (trace_) trace_->DmaLanded(dma, scheduler_.Now(), landing);
     Status st = reference::WriteOperandBytes(dst, *bytes, *peer_->run_.state, *peer_->run_.hbm);
     if (!st.ok()) {
-      Fail(Status(st.code(), where + ": " + st.message()));
+      Fail(Status(st.code(), Where(engines_[engine], pc) + ": " + st.message()));
       return;
     }
     peer_->RemoteSemAdd(peer_sem, 1, {TraceSource::Kind::kDma, dma});

@@ -1,8 +1,13 @@
 #include "simulator/core/fast_dma.h"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
+#include <functional>
+#include <utility>
 #include <vector>
+
+#include "simulator/memory/staging_bytes.h"
 
 namespace trnsim::simulator::core {
 
@@ -16,7 +21,13 @@ struct Side {
   int esize = 0;
   const isa::AccessPattern* ap = nullptr;
   uint64_t rows = 0, free = 0;
+  const uint8_t* first = nullptr;  // the bytes [first, last) span every element
+  const uint8_t* last = nullptr;
 };
+
+// Transfers whose destination has more contiguous runs than this are staged instead of copied
+// run to run (the run list would cost more than the staging).
+constexpr uint64_t kMaxListedRuns = 1 << 16;
 
 // Binds `ap` with the reference's bounds rule (operand.cc); false when the fast path cannot or
 // must not take it.
@@ -60,7 +71,19 @@ bool Bind(const isa::AccessPattern& ap, reference::CoreState& s, reference::HbmV
     default:
       return false;
   }
-  return lo >= 0 && hi + side.esize <= limit;
+  if (lo < 0 || hi + side.esize > limit) return false;
+  // Rows run forwards or backwards (a negative HBM partition_stride); lo/hi cover that above
+  // for HBM, and SBUF/PSUM rows go forwards by the partition pitch.
+  const int64_t row_extra =
+      ap.memory == isa::Memory::kHbm ? 0 : int64_t(side.rows - 1) * side.row_pitch;
+  side.first = side.mem + lo;
+  side.last = side.mem + hi + side.esize + row_extra;
+  return true;
+}
+
+bool Overlap(const Side& a, const Side& b) {
+  return std::less<const uint8_t*>()(a.first, b.last) &&
+         std::less<const uint8_t*>()(b.first, a.last);
 }
 
 // Calls run(byte_address, bytes) for each contiguous innermost run of `side`, in element order.
@@ -104,8 +127,35 @@ StatusOr<bool> TryFastDmaCopy(const isa::Instruction& inst, reference::CoreState
   Side d, s;
   if (!Bind(dst, state, hbm, d) || !Bind(src, state, hbm, s)) return false;
   if (d.rows * d.free != s.rows * s.free) return false;
-  // Gather the source, then scatter: overlapping operands act as a copy of the source.
-  std::vector<uint8_t> staged(s.rows * s.free * uint64_t(s.esize));
+  // Runs the destination is made of (ForEachRun: one per row and outer index when contiguous).
+  const uint64_t dst_runs = d.rows * d.free / dst.sizes[dst.num_dims - 1];
+  const bool contiguous = src.strides[src.num_dims - 1] == 1 && dst.strides[dst.num_dims - 1] == 1;
+  if (contiguous && dst_runs <= kMaxListedRuns && !Overlap(d, s)) {
+    // Straight from source runs to destination runs, no staging: the destination's runs are
+    // listed (reused per thread), then the source's are walked against them.
+    thread_local std::vector<std::pair<uint8_t*, uint64_t>> runs;
+    runs.clear();
+    ForEachRun(d, [&](uint8_t* p, uint64_t bytes) { runs.emplace_back(p, bytes); });
+    size_t k = 0;
+    uint64_t at = 0;  // bytes of runs[k] written
+    ForEachRun(s, [&](const uint8_t* p, uint64_t bytes) {
+      while (bytes > 0) {
+        const uint64_t n = std::min(bytes, runs[k].second - at);
+        std::memcpy(runs[k].first + at, p, n);
+        p += n;
+        bytes -= n;
+        at += n;
+        if (at == runs[k].second) {
+          ++k;
+          at = 0;
+        }
+      }
+    });
+    return true;
+  }
+  // Gather the source, then scatter: overlapping operands act as a copy of the source. The
+  // staging bytes are reused across calls and never zero-filled (all of them are written).
+  StagingBytes staged(s.rows * s.free * uint64_t(s.esize));
   uint8_t* out = staged.data();
   ForEachRun(s, [&](const uint8_t* p, uint64_t bytes) {
     std::memcpy(out, p, bytes);

@@ -37,21 +37,21 @@ using reference::CoreState;
 // Operands larger than this are left to the reference rather than buffered.
 constexpr uint64_t kMaxElements = uint64_t{1} << 26;
 
-// Flat row-major fp32 copy of the operand (Operand::ReadF32 of every element, in order).
+// Flat row-major fp32 copy of the operand (Operand::ReadF32 of every element, in order): one
+// strided bulk conversion per run position, all rows at once.
 void GatherF32(const RowView& v, float* out) {
-  PrefetchRow(v, 0);
-  for (uint32_t r = 0; r < v.rows; ++r) {
-    PrefetchRow(v, r + 1);
-    for (size_t i = 0; i < v.runs.size(); ++i)
-      numerics::ConvertToFp32(v.dtype, v.Run(r, i), out + r * v.free + i * v.run, v.run);
-  }
+  for (size_t i = 0; i < v.runs.size(); ++i)
+    numerics::ConvertToFp32Rows(v.dtype, v.Run(0, i), v.pitch, out + i * v.run, v.free, v.rows,
+                                v.run);
 }
 
-// Writes flat row-major fp32 values in element order (a later element wins on overlap).
+// Writes flat row-major fp32 values in element order (a later element wins on overlap). Runs of
+// different rows never overlap (each lies in its own partition), so converting run position by
+// position, all rows at once, leaves every byte as the element-order walk does.
 void ScatterF32(const RowView& v, const float* in) {
-  for (uint32_t r = 0; r < v.rows; ++r)
-    for (size_t i = 0; i < v.runs.size(); ++i)
-      numerics::ConvertFromFp32(in + r * v.free + i * v.run, v.dtype, v.Run(r, i), v.run);
+  for (size_t i = 0; i < v.runs.size(); ++i)
+    numerics::ConvertFromFp32Rows(in + i * v.run, v.free, v.dtype, v.Run(0, i), v.pitch, v.rows,
+                                  v.run);
 }
 
 // The same for raw element bytes.
@@ -93,8 +93,7 @@ bool ScalarColumn(const Instruction& inst, int slot, uint32_t rows, float imm, C
   }
   RowView v;
   if (!MakeRowView(inst.ap[slot], s, kMaxElements, v) || v.rows < rows) return false;
-  for (uint32_t r = 0; r < rows; ++r)
-    numerics::ConvertToFp32(v.dtype, v.row0 + r * v.pitch, &out[r], 1);
+  numerics::ConvertToFp32Rows(v.dtype, v.row0, v.pitch, out.data(), 1, rows, 1);
   return true;
 }
 
@@ -123,45 +122,64 @@ inline bool AmbiguousNaNs(float x, float y) {
   return (x != x) & (y != y) & ((diff & ~uint32_t{0x00400000}) != 0);
 }
 
-template <bool kAVec, bool kBVec>
-bool AnyNaNPair(const float* a, const float* b, uint64_t n) {
-  bool any = false;
-  for (uint64_t i = 0; i < n; ++i) {
-    const float x = kAVec ? a[i] : a[0], y = kBVec ? b[i] : b[0];
-    any |= AmbiguousNaNs(x, y);
+// out[i] = f(x, y) for an inlined IEEE op, x = a[i] or a[0], y = b[i] or b[0], in blocks: each
+// block is computed into a buffer that notes whether any lane came out NaN; only then are the NaN
+// lanes recomputed by numerics::ApplyAlu from the inputs, which the buffer leaves intact until
+// the block is stored (`out` may be `a` or `b`). Every lane an ambiguous NaN pair could reach is a
+// NaN result, so this gives ApplyAlu's answer everywhere with no pass over the inputs first.
+template <bool kAVec, bool kBVec, typename F>
+void MapNaNFixup(AluOp op, F f, const float* a, const float* b, float* out, uint64_t n) {
+  constexpr uint64_t kBlock = 256;
+  float block[kBlock];
+  for (uint64_t s = 0; s < n; s += kBlock) {
+    const uint64_t m = n - s < kBlock ? n - s : kBlock;
+    const float* as = kAVec ? a + s : a;
+    const float* bs = kBVec ? b + s : b;
+    int32_t any_nan = 0;  // an int mask, not a bool: GCC vectorises the OR-reduction of ints
+    for (uint64_t i = 0; i < m; ++i) {
+      const float r = f(kAVec ? as[i] : as[0], kBVec ? bs[i] : bs[0]);
+      block[i] = r;
+      any_nan |= r != r ? -1 : 0;
+    }
+    if (any_nan) {
+      for (uint64_t i = 0; i < m; ++i)
+        if (block[i] != block[i])
+          block[i] = numerics::ApplyAlu(op, kAVec ? as[i] : as[0], kBVec ? bs[i] : bs[0]);
+    }
+    std::memcpy(out + s, block, m * sizeof(float));
   }
-  return any;
 }
-bool AnyNaNPair(const float* a, bool a_vec, const float* b, bool b_vec, uint64_t n) {
-  if (a_vec && b_vec) return AnyNaNPair<true, true>(a, b, n);
-  if (a_vec) return AnyNaNPair<true, false>(a, b, n);
-  if (b_vec) return AnyNaNPair<false, true>(a, b, n);
-  return AnyNaNPair<false, false>(a, b, n);
+template <typename F>
+void MapNaNFixupAny(AluOp op, F f, const float* a, bool a_vec, const float* b, bool b_vec,
+                    float* out, uint64_t n) {
+  if (a_vec && b_vec) return MapNaNFixup<true, true>(op, f, a, b, out, n);
+  if (a_vec) return MapNaNFixup<true, false>(op, f, a, b, out, n);
+  if (b_vec) return MapNaNFixup<false, true>(op, f, a, b, out, n);
+  return MapNaNFixup<false, false>(op, f, a, b, out, n);
 }
 
 // out[i] = numerics::ApplyAlu(op, a, b) element-wise, `a`/`b` a vector or one broadcast value.
 // Bypass, add, subtract and multiply are the single IEEE operation ApplyAlu performs, inlined so
-// the loop vectorises — unless a NaN meets a NaN (AnyNaNPair); every other op calls ApplyAlu.
+// the loop vectorises, with NaN results redone by ApplyAlu (MapNaNFixup); every other op calls
+// ApplyAlu.
 void AluSpan(AluOp op, const float* a, bool a_vec, const float* b, bool b_vec, float* out,
              uint64_t n) {
-  const bool nan_pair =
-      (op == AluOp::kAdd || op == AluOp::kMultiply) && AnyNaNPair(a, a_vec, b, b_vec, n);
-  if (!nan_pair) {
-    switch (op) {
-      case AluOp::kBypass:
-        return MapAny([](float x, float) { return x; }, a, a_vec, b, b_vec, out, n);
-      case AluOp::kAdd:
-        return MapAny([](float x, float y) { return x + y; }, a, a_vec, b, b_vec, out, n);
-      case AluOp::kSubtract:
-        return MapAny([](float x, float y) { return x - y; }, a, a_vec, b, b_vec, out, n);
-      case AluOp::kMultiply:
-        return MapAny([](float x, float y) { return x * y; }, a, a_vec, b, b_vec, out, n);
-      default:
-        break;
-    }
+  switch (op) {
+    case AluOp::kBypass:
+      return MapAny([](float x, float) { return x; }, a, a_vec, b, b_vec, out, n);
+    case AluOp::kAdd:
+      return MapNaNFixupAny(
+          op, [](float x, float y) { return x + y; }, a, a_vec, b, b_vec, out, n);
+    case AluOp::kSubtract:
+      return MapNaNFixupAny(
+          op, [](float x, float y) { return x - y; }, a, a_vec, b, b_vec, out, n);
+    case AluOp::kMultiply:
+      return MapNaNFixupAny(
+          op, [](float x, float y) { return x * y; }, a, a_vec, b, b_vec, out, n);
+    default:
+      return MapAny([op](float x, float y) { return numerics::ApplyAlu(op, x, y); }, a, a_vec, b,
+                    b_vec, out, n);
   }
-  MapAny([op](float x, float y) { return numerics::ApplyAlu(op, x, y); }, a, a_vec, b, b_vec, out,
-         n);
 }
 
 // Applies `op` between a row of x (in place) and its scalar, operand order as `reverse` says.

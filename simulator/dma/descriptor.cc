@@ -7,9 +7,11 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "simulator/isa/dtype.h"
+#include "simulator/memory/staging_bytes.h"
 #include "simulator/numerics/alu.h"
 #include "simulator/numerics/float_formats.h"
 
@@ -42,15 +44,26 @@ struct Bound {
 
 Status Fail(const std::string& what) { return InvalidError("execution error: " + what); }
 
-StatusOr<Bound> Bind(const Endpoint& ep, std::span<uint8_t> mem, const std::string& what) {
+// Which endpoint of which descriptor, named only when a message needs it: Execute runs on every
+// transfer, so its success path builds no strings.
+struct Who {
+  int64_t id = 0;
+  int source = -1;  // -1: the destination
+  std::string Text() const {
+    return "descriptor " + std::to_string(id) +
+           (source < 0 ? std::string(" destination") : " source " + std::to_string(source));
+  }
+};
+
+StatusOr<Bound> Bind(const Endpoint& ep, std::span<uint8_t> mem, const Who& who) {
   Bound b;
   b.base = mem.data();
   b.dtype = ep.dtype;
   b.esz = isa::DtypeSize(ep.dtype);
   const uint64_t size = mem.size();
-  if (b.esz == 0) return Fail(what + " has no dtype");
+  if (b.esz == 0) return Fail(who.Text() + " has no dtype");
   if (ep.offset > size)
-    return Fail(what + ": offset " + std::to_string(ep.offset) + " is past the end of its " +
+    return Fail(who.Text() + ": offset " + std::to_string(ep.offset) + " is past the end of its " +
                 std::to_string(size) + "-byte memory");
   uint64_t n[4] = {1, 1, 1, 1};
   int64_t step[4] = {0, 0, 0, 0};
@@ -58,7 +71,7 @@ StatusOr<Bound> Bind(const Endpoint& ep, std::span<uint8_t> mem, const std::stri
   if (ep.steps.empty() && ep.sizes.empty()) {
     uint64_t rest = size - ep.offset;
     if (rest % uint64_t(b.esz) != 0)
-      return Fail(what + ": the rest of its memory (" + std::to_string(rest) +
+      return Fail(who.Text() + ": the rest of its memory (" + std::to_string(rest) +
                   " bytes) is not a whole number of " + std::string(isa::DtypeNeffName(b.dtype)) +
                   " elements");
     n[0] = rest / uint64_t(b.esz);
@@ -66,11 +79,11 @@ StatusOr<Bound> Bind(const Endpoint& ep, std::span<uint8_t> mem, const std::stri
     rank = 1;
   } else {
     if (ep.steps.size() != ep.sizes.size() || ep.sizes.size() > 4)
-      return Fail(what + ": steps and sizes must have the same length, at most 4 (" +
+      return Fail(who.Text() + ": steps and sizes must have the same length, at most 4 (" +
                   std::to_string(ep.steps.size()) + " and " + std::to_string(ep.sizes.size()) +
                   ")");
     if (ep.sizes[0] % uint64_t(b.esz) != 0)
-      return Fail(what + ": innermost size " + std::to_string(ep.sizes[0]) +
+      return Fail(who.Text() + ": innermost size " + std::to_string(ep.sizes[0]) +
                   " bytes is not a whole number of " + std::string(isa::DtypeNeffName(b.dtype)) +
                   " elements");
     rank = int(ep.sizes.size());
@@ -82,7 +95,7 @@ StatusOr<Bound> Bind(const Endpoint& ep, std::span<uint8_t> mem, const std::stri
   unsigned __int128 count = 1;
   for (int i = 0; i < rank; ++i) {
     count *= n[i];
-    if (count > kMaxElements) return Fail(what + " has too many elements");
+    if (count > kMaxElements) return Fail(who.Text() + " has too many elements");
   }
   b.offset = int64_t(ep.offset);
   b.elements = uint64_t(count);
@@ -93,7 +106,7 @@ StatusOr<Bound> Bind(const Endpoint& ep, std::span<uint8_t> mem, const std::stri
     (extent < 0 ? lo : hi) += extent;
   }
   if (lo < 0 || hi + b.esz > __int128(size))
-    return Fail(what + " touches bytes [" + std::to_string(int64_t(lo)) + ", " +
+    return Fail(who.Text() + " touches bytes [" + std::to_string(int64_t(lo)) + ", " +
                 std::to_string(int64_t(hi + b.esz)) + ") outside its " + std::to_string(size) +
                 "-byte memory");
   b.lo = uint64_t(lo);
@@ -152,20 +165,55 @@ bool Overlap(const Bound& a, const Bound& b) {
   return std::less<const uint8_t*>()(a0, b1) && std::less<const uint8_t*>()(b0, a1);
 }
 
-// Same-dtype copy: memcpy per run, straight from source to destination when one side is one
-// run and the two do not overlap, else through a packed copy of the source.
+// Destinations of more runs than this are not listed for a run-to-run copy (the list would cost
+// more than staging).
+constexpr uint64_t kMaxListedRuns = 1 << 16;
+
+uint64_t RunCount(const Bound& b) {
+  if (b.rank == 0) return 1;
+  return b.step[0] == b.esz ? b.elements / b.n[0] : b.elements;
+}
+
+// Source runs memcpy'd straight into destination runs (the same number of bytes in all): the
+// destination's runs are listed (a list reused per thread), then the source's walked against
+// them.
+void CopyRunToRun(const Bound& src, const Bound& dst) {
+  thread_local std::vector<std::pair<int64_t, uint64_t>> runs;
+  runs.clear();
+  ForEachRun(dst, [&](int64_t at, uint64_t len) { runs.emplace_back(at, len); });
+  size_t k = 0;
+  uint64_t done = 0;  // bytes of runs[k] written
+  ForEachRun(src, [&](int64_t at, uint64_t len) {
+    const uint8_t* p = src.base + at;
+    while (len > 0) {
+      const uint64_t n = std::min(len, runs[k].second - done);
+      std::memcpy(dst.base + runs[k].first + done, p, n);
+      p += n;
+      len -= n;
+      done += n;
+      if (done == runs[k].second) {
+        ++k;
+        done = 0;
+      }
+    }
+  });
+}
+
+// Same-dtype copy: memcpy per run, straight from source to destination when the two do not
+// overlap, else through a packed copy of the source.
 void CopyBits(const Bound& src, const Bound& dst) {
   if (!Overlap(src, dst)) {
     if (dst.single_run()) return Gather(src, dst.base + dst.offset);
     if (src.single_run()) return Scatter(dst, src.base + src.offset);
+    if (RunCount(dst) <= kMaxListedRuns) return CopyRunToRun(src, dst);
   }
-  std::vector<uint8_t> packed(src.bytes());
+  StagingBytes packed(src.bytes());
   Gather(src, packed.data());
   Scatter(dst, packed.data());
 }
 
 std::vector<float> ReadF32(const Bound& b) {
-  std::vector<uint8_t> packed(b.bytes());
+  StagingBytes packed(b.bytes());
   Gather(b, packed.data());
   std::vector<float> out(b.elements);
   numerics::ConvertToFp32(b.dtype, packed.data(), out.data(), b.elements);
@@ -173,7 +221,7 @@ std::vector<float> ReadF32(const Bound& b) {
 }
 
 void WriteF32(const Bound& b, const std::vector<float>& values) {
-  std::vector<uint8_t> packed(b.bytes());
+  StagingBytes packed(b.bytes());
   numerics::ConvertFromFp32(values.data(), b.dtype, packed.data(), b.elements);
   Scatter(b, packed.data());
 }
@@ -184,7 +232,7 @@ bool IsSigned(Dtype d) {
 
 // Integer elements, sign- or zero-extended to 128 bits (exact for every integer dtype).
 std::vector<__int128> ReadInt(const Bound& b) {
-  std::vector<uint8_t> packed(b.bytes());
+  StagingBytes packed(b.bytes());
   Gather(b, packed.data());
   std::vector<__int128> out(b.elements);
   const int bits = b.esz * 8;
@@ -199,7 +247,7 @@ std::vector<__int128> ReadInt(const Bound& b) {
 
 // Stores the low esz bytes of each value (wrap to the destination width).
 void WriteInt(const Bound& b, const std::vector<__int128>& values) {
-  std::vector<uint8_t> packed(b.bytes());
+  StagingBytes packed(b.bytes());
   for (uint64_t k = 0; k < b.elements; ++k) {
     uint64_t raw = uint64_t((unsigned __int128)values[k]);
     std::memcpy(packed.data() + k * uint64_t(b.esz), &raw, size_t(b.esz));
@@ -225,11 +273,11 @@ Status Transpose(const Descriptor& d, const Bound& src, const Bound& dst) {
                 std::to_string(es) + " bytes moves " + std::to_string(bytes) +
                 " bytes, but the source has " + std::to_string(src.bytes()) +
                 " and the destination " + std::to_string(dst.bytes()));
-  std::vector<uint8_t> in(bytes), out(bytes);
+  StagingBytes in(bytes), out(bytes);
   Gather(src, in.data());
   for (uint64_t i = 0; i < rows; ++i)
     for (uint64_t j = 0; j < cols; ++j)
-      std::memcpy(&out[(j * rows + i) * es], &in[(i * cols + j) * es], es);
+      std::memcpy(out.data() + (j * rows + i) * es, in.data() + (i * cols + j) * es, es);
   Scatter(dst, out.data());
   return Status::Ok();
 }
@@ -350,27 +398,27 @@ TransferShape ShapeOf(const Descriptor& d) {
 }
 
 Status Execute(const Descriptor& d, reference::CoreState& state, reference::HbmView& hbm) {
-  const std::string name = "descriptor " + std::to_string(d.id);
+  auto name = [&] { return "descriptor " + std::to_string(d.id); };
   if (d.sources.empty() || d.sources.size() > 16)
-    return Fail(name + " has " + std::to_string(d.sources.size()) + " sources (1 to 16)");
+    return Fail(name() + " has " + std::to_string(d.sources.size()) + " sources (1 to 16)");
   if (d.sources.size() > 1 && d.op != Op::kAdd)
-    return Fail(name + ": only add takes more than one source");
+    return Fail(name() + ": only add takes more than one source");
   std::vector<Bound> src;
   for (size_t s = 0; s < d.sources.size(); ++s) {
-    const std::string side = name + " source " + std::to_string(s);
+    const Who side{d.id, int(s)};
     StatusOr<std::span<uint8_t>> mem = Memory(d.sources[s].var_id, state, hbm);
-    if (!mem.ok()) return Fail(side + ": " + mem.status().message());
+    if (!mem.ok()) return Fail(side.Text() + ": " + mem.status().message());
     TRNSIM_ASSIGN_OR_RETURN(Bound b, Bind(d.sources[s], *mem, side));
     src.push_back(b);
   }
   StatusOr<std::span<uint8_t>> mem = Memory(d.dest.var_id, state, hbm);
-  if (!mem.ok()) return Fail(name + " destination: " + mem.status().message());
-  TRNSIM_ASSIGN_OR_RETURN(Bound dst, Bind(d.dest, *mem, name + " destination"));
+  if (!mem.ok()) return Fail(name() + " destination: " + mem.status().message());
+  TRNSIM_ASSIGN_OR_RETURN(Bound dst, Bind(d.dest, *mem, Who{d.id, -1}));
 
   if (d.op == Op::kTranspose) return Transpose(d, src[0], dst);
   for (size_t s = 0; s < src.size(); ++s)
     if (src[s].elements != dst.elements)
-      return Fail(name + ": source " + std::to_string(s) + " has " +
+      return Fail(name() + ": source " + std::to_string(s) + " has " +
                   std::to_string(src[s].elements) + " elements, the destination " +
                   std::to_string(dst.elements));
   if (dst.elements == 0) return Status::Ok();
@@ -384,7 +432,7 @@ Status Execute(const Descriptor& d, reference::CoreState& state, reference::HbmV
       return Status::Ok();
     }
     // Gather completes before the scatter, so overlap reads the old source.
-    std::vector<uint8_t> in(src[0].bytes()), out(dst.bytes());
+    StagingBytes in(src[0].bytes()), out(dst.bytes());
     Gather(src[0], in.data());
     numerics::ConvertElements(src[0].dtype, in.data(), dst.dtype, out.data(), dst.elements);
     Scatter(dst, out.data());

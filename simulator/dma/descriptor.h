@@ -33,7 +33,9 @@
 //     the fp32 result is stored with RNE (saturating for integer destinations).
 // Every source (and the destination, for add with one source and fma) is read in full before
 // the destination is written, so overlapping endpoints behave as if the sources were copied
-// first. Same-dtype copies move whole contiguous runs with memcpy.
+// first. Same-dtype copies move whole contiguous runs with memcpy, source runs straight into
+// destination runs when the two do not overlap; other transfers stage in reused, never
+// zero-filled bytes (simulator/memory/staging_bytes.h).
 #pragma once
 
 #include <cstdint>

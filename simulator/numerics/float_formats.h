@@ -81,6 +81,17 @@ struct Rounding {
 void ConvertToFp32(isa::Dtype src, const void* in, float* out, size_t count);
 void ConvertFromFp32(const float* in, isa::Dtype dst, void* out, size_t count,
                      const Rounding& rounding = {});
+// The same conversions over `rows` rows of `count` elements each: row r is read from
+// in + r * in_pitch_bytes and written to out + r * out_pitch (elements of fp32, bytes of the
+// narrow side), for operands whose rows lie far apart (SBUF partitions). One call converts a
+// whole tile: the dtype is dispatched once, the common types (fp32, bf16) run vectorisable
+// loops, and rows are prefetched ahead. Results are those of the 1-D forms, row by row in
+// ascending order (so rows that overlap in `out` end as the 1-D calls would leave them).
+// ConvertFromFp32Rows rounds to nearest even.
+void ConvertToFp32Rows(isa::Dtype src, const void* in, size_t in_pitch_bytes, float* out,
+                       size_t out_pitch, size_t rows, size_t count);
+void ConvertFromFp32Rows(const float* in, size_t in_pitch, isa::Dtype dst, void* out,
+                         size_t out_pitch_bytes, size_t rows, size_t count);
 // src -> fp32 -> dst (docs/isa.md §6.1). The same dtype on both sides (fp32r counting as fp32)
 // copies bits unchanged, NaN payloads included; anything else goes through fp32, so a 32/64-bit
 // integer wider than 2^24 may lose low bits.

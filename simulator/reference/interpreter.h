@@ -27,6 +27,7 @@
 #include "common/status_or.h"
 #include "simulator/isa/instruction.h"
 #include "simulator/isa/limits.h"
+#include "simulator/memory/lazy_buffer.h"
 #include "simulator/numerics/float_formats.h"
 #include "simulator/reference/debug_print.h"
 
@@ -67,8 +68,11 @@ struct CoreState {
   explicit CoreState(const isa::IsaLimits& limits);
 
   isa::IsaLimits limits;
-  std::vector<uint8_t> sbuf;  // partitions x sbuf_bytes_per_partition, partition-major
-  std::vector<uint8_t> psum;  // partitions x psum_bytes_per_partition
+  // partitions x sbuf_bytes_per_partition / psum_bytes_per_partition, partition-major, zero at
+  // creation. Backed lazily (simulator/memory/lazy_buffer.h): a page costs host memory from its
+  // first write, so a core costs what its kernels touch, not 26 MiB at first use.
+  simulator::LazyBuffer sbuf;
+  simulator::LazyBuffer psum;
   std::array<float, 128> acc{};
   std::array<uint32_t, 256> sem{};
   std::array<uint8_t, 256> event{};

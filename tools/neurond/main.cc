@@ -54,13 +54,14 @@ void ConfigureDaemonLogging() {
 
 // Fixed malloc thresholds, so that memory a session used goes back to the host when it ends.
 // By default glibc raises its mmap threshold (up to 32 MiB) when a large block is freed, and its
-// trim threshold to twice that. A core's SBUF (24 MiB, reference::CoreState) is then served from
-// the executing gRPC thread's arena and, when the core is released, stays in that arena's top
-// chunk: below the raised trim threshold, and out of malloc_trim's reach (it trims only the main
-// arena's top). After 16 clients (api.remote.load), 45-170 MiB stayed resident that way, in
+// trim threshold to twice that. A core's SBUF (24 MiB, reference::CoreState) was then served
+// from the executing gRPC thread's arena and, when the core was released, stayed in that arena's
+// top chunk: below the raised trim threshold, and out of malloc_trim's reach (it trims only the
+// main arena's top). After 16 clients (api.remote.load), 45-170 MiB stayed resident that way, in
 // ~32 MiB arena heaps whose memory malloc_info showed as free, and malloc_trim(0) gave back
-// nothing. Fixed values turn the dynamic thresholds off: blocks of 4 MiB and more get their own
-// mapping, unmapped on free, and arena tops above 128 KiB are trimmed on free.
+// nothing. (SBUF and PSUM are now their own mappings, simulator/memory/lazy_buffer.h; other large
+// blocks still take this path.) Fixed values turn the dynamic thresholds off: blocks of 4 MiB and
+// more get their own mapping, unmapped on free, and arena tops above 128 KiB are trimmed on free.
 void ConfigureMalloc() {
   mallopt(M_MMAP_THRESHOLD, 4 << 20);
   mallopt(M_TRIM_THRESHOLD, 128 << 10);

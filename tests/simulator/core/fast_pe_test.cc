@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -56,7 +57,7 @@ void RunBoth(const Instruction& inst, CoreState& fast, CoreState& ref, const std
 }
 
 // Writes `count` elements of `dtype` converted from fp32 values at SBUF/PSUM partition p, byte b.
-void PutValues(std::vector<uint8_t>& mem, uint32_t pitch, int p, uint32_t b, Dtype dtype,
+void PutValues(std::span<uint8_t> mem, uint32_t pitch, int p, uint32_t b, Dtype dtype,
                const std::vector<float>& v) {
   numerics::ConvertFromFp32(v.data(), dtype, mem.data() + size_t(p) * pitch + b, v.size());
 }

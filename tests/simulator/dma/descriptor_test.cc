@@ -93,6 +93,32 @@ TEST_F(DmaDescriptor, MultiMebibyteCopyAcrossShapes) {
   EXPECT_TRUE(hbm.vars[2] == src);
 }
 
+// Neither side one run, no overlap: the copy goes run to run (descriptor.cc, CopyRunToRun).
+// Source runs of 6 bytes every 10 into destination runs of 4 bytes every 7, and into single
+// bytes every 3 (element runs), must place the packed source bytes in order and touch nothing
+// between the runs.
+TEST_F(DmaDescriptor, StridedToStridedCopyPlacesBytesInOrder) {
+  std::vector<uint8_t> src(400);
+  for (size_t i = 0; i < src.size(); ++i) src[i] = uint8_t(i * 37 + 11);
+  hbm.vars[1] = src;
+  std::vector<uint8_t> packed;  // the 240 source bytes in pattern order
+  for (int r = 0; r < 40; ++r)
+    for (int k = 0; k < 6; ++k) packed.push_back(src[size_t(r * 10 + k)]);
+  const Endpoint from = Ep(1, 0, {1, 10}, {6, 40}, Dtype::kUint8);
+
+  hbm.vars[2] = std::vector<uint8_t>(60 * 7, 0xEE);
+  ASSERT_TRUE(Exec(Desc(Op::kCopy, {from}, Ep(2, 0, {1, 7}, {4, 60}, Dtype::kUint8))).ok());
+  for (size_t i = 0; i < hbm.vars[2].size(); ++i) {
+    const size_t run = i / 7, k = i % 7;
+    EXPECT_EQ(hbm.vars[2][i], k < 4 ? packed[run * 4 + k] : 0xEE) << i;
+  }
+
+  hbm.vars[3] = std::vector<uint8_t>(240 * 3, 0xEE);
+  ASSERT_TRUE(Exec(Desc(Op::kCopy, {from}, Ep(3, 0, {3}, {240}, Dtype::kUint8))).ok());
+  for (size_t i = 0; i < hbm.vars[3].size(); ++i)
+    EXPECT_EQ(hbm.vars[3][i], i % 3 == 0 ? packed[i / 3] : 0xEE) << i;
+}
+
 TEST_F(DmaDescriptor, CastFp32ToBf16RoundsToNearestEven) {
   // 1 + 2^-8 is a tie -> even (1.0); 1 + 3·2^-8 is a tie -> even (0x3f82); just above a tie
   // rounds up.
