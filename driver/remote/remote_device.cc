@@ -20,6 +20,8 @@
 #include "driver/remote/connection.h"
 #include "driver/remote/convert.h"
 #include "driver/remote/convert_trace.h"
+#include "driver/remote/shared_region.h"
+#include "driver/remote/shared_transfer.h"
 #include "proto/neurond.grpc.pb.h"
 #include "simulator/collective/collective_hub.h"
 
@@ -181,6 +183,11 @@ class RemoteDevice final : public Device {
               std::optional<std::chrono::milliseconds> deadline = std::nullopt);
 
   void AttachLoop();
+  // The shared-memory data plane (shared_transfer.h): a region registered with the daemon when
+  // it offers one and this client reached it on a unix: address. Anything failing leaves
+  // shared_ null (the streams serve every transfer) with one log line.
+  void SetUpSharedMemory();
+  SharedCallHooks Hooks(std::chrono::milliseconds deadline) const;
 
   const std::string address_;
   const std::string tls_ca_file_;
@@ -190,6 +197,7 @@ class RemoteDevice final : public Device {
   const simulator::InstanceSpec* spec_ = nullptr;
   std::string session_key_;  // set once by Connect, before any concurrent use
   bool hello_done_ = false;
+  std::unique_ptr<SharedTransfer> shared_;  // set once by Connect, before any concurrent use
 
   grpc::ClientContext attach_context_;
   std::thread attach_thread_;
@@ -348,10 +356,40 @@ Status RemoteDevice::Connect(const DeviceOptions& options) {
     return FailureError("neurond at " + address_ + " ended the session before confirming it (" +
                         ended_reason_ + ")");
   }
-  TRNSIM_LOG(Info, Tdrv) << "connected to neurond " << reply.daemon_version() << " at "
-                         << address_ << ": " << (*spec)->type_name << ", session "
-                         << reply.session_id();
+  lock.unlock();
+  if (reply.shared_memory()) SetUpSharedMemory();
+  TRNSIM_LOG(Info, Tdrv) << "connected to neurond " << reply.daemon_version() << " at " << address_
+                         << ": " << (*spec)->type_name << ", session " << reply.session_id()
+                         << (shared_ ? ", shared-memory data plane" : ", streamed data plane");
   return Status::Ok();
+}
+
+void RemoteDevice::SetUpSharedMemory() {
+  if (options_.shared_region_bytes == 0 || address_.rfind("unix:", 0) != 0) return;
+  const std::string path = SharedMemorySocketPath(address_.substr(5));
+  StatusOr<std::unique_ptr<SharedRegion>> region =
+      SharedRegion::Create(options_.shared_region_bytes);
+  const auto timeout =
+      std::min<std::chrono::milliseconds>(options_.rpc_deadline, std::chrono::milliseconds(10'000));
+  StatusOr<uint64_t> id =
+      region.ok() ? RegisterSharedRegion(**region, path, session_key_, int(timeout.count()))
+                  : StatusOr<uint64_t>(region.status());
+  if (!id.ok()) {
+    TRNSIM_LOG(Info, Tdrv) << "neurond at " << address_
+                           << ": no shared-memory data plane, transfers are streamed ("
+                           << id.status().message() << ")";
+    return;
+  }
+  shared_ = std::make_unique<SharedTransfer>(std::move(*region), *id, stub_.get());
+}
+
+SharedCallHooks RemoteDevice::Hooks(std::chrono::milliseconds deadline) const {
+  SharedCallHooks hooks;
+  hooks.prepare = [this, deadline](grpc::ClientContext* context) { Prepare(context, deadline); };
+  hooks.transport_error = [this, deadline](const char* rpc, const grpc::Status& status) {
+    return TransportError(rpc, status, deadline);
+  };
+  return hooks;
 }
 
 void RemoteDevice::AttachLoop() {
@@ -450,6 +488,12 @@ Status RemoteDevice::Write(MemoryHandle handle, uint64_t offset, const void* src
   TRNSIM_RETURN_IF_ERROR(CheckTransferRange(offset, size));
   TRNSIM_RETURN_IF_ERROR(CheckSession());
   const std::chrono::milliseconds deadline = StreamDeadline(size);
+  if (shared_ != nullptr) {
+    // Another thread's transfer holding the region: this one takes the stream instead.
+    if (std::unique_lock region = shared_->TryLock()) {
+      return shared_->Write(handle, offset, src, size, Hooks(deadline));
+    }
+  }
   grpc::ClientContext context;
   Prepare(&context, deadline);
   v1::WriteResponse response;
@@ -495,6 +539,11 @@ Status RemoteDevice::Read(MemoryHandle handle, uint64_t offset, void* dst, uint6
   TRNSIM_RETURN_IF_ERROR(CheckTransferRange(offset, size));
   TRNSIM_RETURN_IF_ERROR(CheckSession());
   const std::chrono::milliseconds deadline = StreamDeadline(size);
+  if (shared_ != nullptr) {
+    if (std::unique_lock region = shared_->TryLock()) {
+      return shared_->Read(handle, offset, dst, size, Hooks(deadline));
+    }
+  }
   grpc::ClientContext context;
   Prepare(&context, deadline);
   v1::ReadRequest request;

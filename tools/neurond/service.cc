@@ -137,6 +137,7 @@ grpc::Status NeurondService::Hello(grpc::ServerContext* context, const v1::Hello
   response->set_protocol_version(v1::PROTOCOL_VERSION_CURRENT);
   response->set_instance_type(device_->instance_spec().type_name);
   response->set_daemon_version(TrnsimVersion());
+  response->set_shared_memory(shared_memory_.load());
   if (!options_.token.empty() && !TokensEqual(options_.token, request->token())) {
     std::string message = request->token().empty()
                               ? "Hello: this daemon needs a token (TRNSIM_TOKEN)"
