@@ -76,43 +76,6 @@ grpc::ByteBuffer ChunkMessage(std::string_view chunk) {
   return grpc::ByteBuffer(slices, 2);
 }
 
-// When `message` is a serialised ReadResponse {data} and nothing else (what the daemon sends for
-// every chunk), returns the data's size and copies the data to `dst` if it fits in `room`
-// bytes; nullopt for any other message (an error status), which the caller parses the
-// ordinary way.
-std::optional<uint64_t> CopyChunk(const grpc::ByteBuffer& message, uint8_t* dst, uint64_t room) {
-  std::vector<grpc::Slice> slices;
-  if (!message.Dump(&slices).ok()) return std::nullopt;
-  size_t slice = 0, at = 0, consumed = 0;
-  auto next_byte = [&]() -> int {
-    while (slice < slices.size() && at >= slices[slice].size()) {
-      ++slice;
-      at = 0;
-    }
-    if (slice == slices.size()) return -1;
-    ++consumed;
-    return slices[slice].begin()[at++];
-  };
-  uint8_t prefix[kChunkPrefixMaxBytes];  // only its first byte, the field's tag, is compared
-  EncodeChunkPrefix(v1::ReadResponse::kDataFieldNumber, 0, prefix);
-  if (next_byte() != prefix[0]) return std::nullopt;
-  uint64_t size = 0;
-  for (int shift = 0;; shift += 7) {
-    const int byte = next_byte();
-    if (byte < 0 || shift > 63) return std::nullopt;
-    size |= uint64_t(byte & 0x7f) << shift;
-    if ((byte & 0x80) == 0) break;
-  }
-  if (size != message.Length() - consumed) return std::nullopt;
-  if (size > room) return size;
-  for (uint64_t copied = 0; copied < size; ++slice, at = 0) {
-    const uint64_t piece = slices[slice].size() - at;
-    std::memcpy(dst + copied, slices[slice].begin() + at, piece);
-    copied += piece;
-  }
-  return size;
-}
-
 class RemoteDevice final : public Device {
  public:
   // `tls_ca_file` is empty for a plaintext channel; it only words the errors.
@@ -563,8 +526,8 @@ Status RemoteDevice::Read(MemoryHandle handle, uint64_t offset, void* dst, uint6
   while (reader->Read(&message)) {
     if (!result.ok()) continue;  // drain what is still in flight after TryCancel
     const uint64_t room = std::min<uint64_t>(kChunkBytes, size - received);
-    std::optional<uint64_t> copied =
-        CopyChunk(message, static_cast<uint8_t*>(dst) + received, room);
+    std::optional<uint64_t> copied = CopyChunk(message, v1::ReadResponse::kDataFieldNumber,
+                                               static_cast<uint8_t*>(dst) + received, room);
     if (copied && *copied <= room) {
       received += *copied;
       continue;

@@ -60,6 +60,18 @@ NeurondService::NeurondService(driver::Device* device, ServiceOptions options)
                  grpc::ServerSplitStreamer<v1::ReadRequest, grpc::ByteBuffer>* stream) {
             return RawRead(context, stream);
           }));
+  const int write_method = google::protobuf::DescriptorPool::generated_pool()
+                               ->FindServiceByName(v1::Neurond::service_full_name())
+                               ->FindMethodByName("Write")
+                               ->index();
+  MarkMethodStreamed(
+      write_method,
+      new grpc::internal::ClientStreamingHandler<NeurondService, grpc::ByteBuffer,
+                                                 v1::WriteResponse>(
+          [](NeurondService* service, grpc::ServerContext* context,
+             grpc::ServerReader<grpc::ByteBuffer>* reader,
+             v1::WriteResponse* response) { return service->RawWrite(context, reader, response); },
+          this));
 }
 
 NeurondService::~NeurondService() {

@@ -61,6 +61,7 @@
 #include "driver/device.h"
 #include "proto/neurond.grpc.pb.h"
 #include "simulator/core/trace.h"
+#include "tools/neurond/chunk_buffer_pool.h"
 #include "tools/neurond/communicators.h"
 #include "tools/neurond/session.h"
 #include "tools/neurond/session_table.h"
@@ -140,8 +141,11 @@ class NeurondService final : public v1::Neurond::Service {
                     v1::FreeResponse* response) override;
   grpc::Status Describe(grpc::ServerContext* context, const v1::MemoryRef* request,
                         v1::DescribeResponse* response) override;
-  grpc::Status Write(grpc::ServerContext* context, grpc::ServerReader<v1::WriteRequest>* reader,
-                     v1::WriteResponse* response) override;
+  // Write is served as raw messages too (the constructor installs RawWrite in place of the
+  // generated handler): each chunk is copied from gRPC's buffers into a pooled chunk buffer
+  // (chunk_buffer_pool.h) and written to the Device from there.
+  grpc::Status RawWrite(grpc::ServerContext* context, grpc::ServerReader<grpc::ByteBuffer>* reader,
+                        v1::WriteResponse* response);
   // Read is served as raw messages (the constructor installs RawRead in place of the generated
   // handler): each chunk is read from the Device straight into the buffer gRPC sends.
   grpc::Status RawRead(grpc::ServerContext* context,
@@ -223,6 +227,7 @@ class NeurondService final : public v1::Neurond::Service {
   SessionTable sessions_;
   std::atomic<bool> shutting_down_{false};
   std::atomic<bool> shared_memory_{false};
+  ChunkBufferPool write_buffers_{4};  // Write streams' chunk buffers (a few MiB kept at most)
 
   std::mutex counters_mutex_;  // guards the counters below
   uint64_t executions_ = 0;

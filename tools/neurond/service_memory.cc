@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,25 +34,40 @@ trnsim::Status CheckRange(const Session::DeviceMemory& memory, uint64_t offset, 
   return trnsim::Status::Ok();
 }
 
-// Each chunk goes to the device as it arrives; nothing is buffered. The header's range is
-// checked before any byte moves and every chunk against it (ChunkCounter), so no chunk lands
-// outside the range; a stream refused or broken off part-way leaves the range partly written,
-// like an interrupted DMA.
-trnsim::Status DoWrite(driver::Device& device, Session& session,
-                       grpc::ServerReader<v1::WriteRequest>* reader) {
+// Each chunk goes to the device as it arrives, through one pooled chunk buffer; nothing more is
+// buffered. The header's range is checked before any byte moves and every chunk against it
+// (ChunkCounter), so no chunk lands outside the range; a stream refused or broken off part-way
+// leaves the range partly written, like an interrupted DMA. A data chunk is copied from gRPC's
+// buffers (CopyChunk) without a protobuf message; anything else is parsed the ordinary way.
+trnsim::Status DoWrite(driver::Device& device, Session& session, ChunkBufferPool& buffers,
+                       grpc::ServerReader<grpc::ByteBuffer>* reader) {
+  grpc::ByteBuffer raw;
   v1::WriteRequest message;
-  if (!reader->Read(&message)) return InvalidError("Write stream ended before its header");
-  if (!message.has_header()) return InvalidError("Write stream does not start with a header");
+  if (!reader->Read(&raw)) return InvalidError("Write stream ended before its header");
+  if (!grpc::SerializationTraits<v1::WriteRequest>::Deserialize(&raw, &message).ok() ||
+      !message.has_header()) {
+    return InvalidError("Write stream does not start with a header");
+  }
   const v1::WriteHeader header = message.header();
   TRNSIM_ASSIGN_OR_RETURN(Session::DeviceMemory memory, session.Resolve(header.handle()));
   TRNSIM_RETURN_IF_ERROR(CheckRange(memory, header.offset(), header.size()));
   remote::ChunkCounter counter(header.size());
-  while (reader->Read(&message)) {
-    if (message.has_header()) return InvalidError("Write stream has a second header");
-    const std::string& data = message.data();
+  ChunkBufferPool::Lease buffer = buffers.Take();
+  while (reader->Read(&raw)) {
     const uint64_t at = header.offset() + counter.received_bytes();
-    TRNSIM_RETURN_IF_ERROR(counter.Accept(data.size()));
-    TRNSIM_RETURN_IF_ERROR(device.Write(memory.device_handle, at, data.data(), data.size()));
+    std::optional<uint64_t> size =
+        remote::CopyChunk(raw, v1::WriteRequest::kDataFieldNumber, buffer.data(), buffer.size());
+    const uint8_t* data = buffer.data();
+    if (!size) {
+      if (!grpc::SerializationTraits<v1::WriteRequest>::Deserialize(&raw, &message).ok()) {
+        return InvalidError("Write stream has a message that is not a WriteRequest");
+      }
+      if (message.has_header()) return InvalidError("Write stream has a second header");
+      size = message.data().size();
+      data = reinterpret_cast<const uint8_t*>(message.data().data());
+    }
+    TRNSIM_RETURN_IF_ERROR(counter.Accept(*size));  // refuses a chunk larger than the buffer
+    TRNSIM_RETURN_IF_ERROR(device.Write(memory.device_handle, at, data, *size));
   }
   return counter.CheckComplete();
 }
@@ -95,13 +111,14 @@ grpc::Status NeurondService::Describe(grpc::ServerContext* context, const v1::Me
   return grpc::Status::OK;
 }
 
-grpc::Status NeurondService::Write(grpc::ServerContext* context,
-                                   grpc::ServerReader<v1::WriteRequest>* reader,
-                                   v1::WriteResponse* response) {
+grpc::Status NeurondService::RawWrite(grpc::ServerContext* context,
+                                      grpc::ServerReader<grpc::ByteBuffer>* reader,
+                                      v1::WriteResponse* response) {
   grpc::Status denied;
   std::shared_ptr<Session> session = Authenticate(context, "Write", &denied);
   if (session == nullptr) return denied;
-  Reply(*session, "Write", DoWrite(*device_, *session, reader), response->mutable_status());
+  Reply(*session, "Write", DoWrite(*device_, *session, write_buffers_, reader),
+        response->mutable_status());
   return grpc::Status::OK;
 }
 
