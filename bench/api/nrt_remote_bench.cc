@@ -4,10 +4,14 @@
 //   Execute/<0 in-process | 1 remote>   nrt_execute of a tiny NEFF built here with the kernel
 //                                        builder (a 32 KiB fp32 tensor copied in and out through
 //                                        SBUF by two DMAs): items_per_second = executions/s
+//   ExecuteVectorAdd/<0|1>               nrt_execute of the vector_add_fp32 sample (two 2 MiB
+//                                        inputs, one 2 MiB output): items_per_second
 //   TensorWrite/<0|1>, TensorRead/<0|1> nrt_tensor_write / nrt_tensor_read of 64 MiB:
 //                                        bytes_per_second
+//   TensorWrite1M/<0|1>, TensorRead1M/<0|1>  the same of 1 MiB
 // The summary prints remote / in-process for each. Switching between the two re-runs nrt_init
-// with or without TRNSIM_DAEMON (outside the timed loops).
+// with or without TRNSIM_DAEMON (outside the timed loops). TRNSIM_BENCH_NEUROND names another
+// neurond binary than the one built beside this benchmark (to compare two builds).
 #include <benchmark/benchmark.h>
 #include <nrt/nrt.h>
 #include <nrt/nrt_experimental.h>
@@ -30,6 +34,7 @@
 namespace {
 
 constexpr size_t kTensorBytes = 64ull << 20;
+constexpr size_t kSmallTensorBytes = 1ull << 20;
 constexpr const char* kInstance = "trn2.3xlarge";
 
 [[noreturn]] void Die(const std::string& what) {
@@ -77,7 +82,9 @@ class Daemon {
     if (pid_ < 0) Die("fork failed");
     if (pid_ == 0) {
       setenv("NEURON_RT_LOG_LEVEL", "WARN", 1);  // not a line per session
-      execl(NEUROND_PATH, NEUROND_PATH, "--listen", address_.c_str(), "--instance", kInstance,
+      const char* neurond = std::getenv("TRNSIM_BENCH_NEUROND");
+      if (neurond == nullptr) neurond = NEUROND_PATH;
+      execl(neurond, neurond, "--listen", address_.c_str(), "--instance", kInstance,
             static_cast<char*>(nullptr));
       _exit(127);
     }
@@ -93,7 +100,57 @@ class Daemon {
   std::string socket_, address_;
 };
 
-// One initialised runtime with the model loaded and its tensors allocated, in one mode.
+// A loaded model and a tensor set of each usage, every tensor allocated and filled with 1.0f.
+struct LoadedModel {
+  nrt_model_t* model = nullptr;
+  nrt_tensor_set_t* inputs = nullptr;
+  nrt_tensor_set_t* outputs = nullptr;
+  std::vector<nrt_tensor_t*> tensors;
+
+  void Load(const std::vector<uint8_t>& neff) {
+    Check(nrt_load(neff.data(), neff.size(), 0, 1, &model), "nrt_load");
+    nrt_tensor_info_array_t* info = nullptr;
+    Check(nrt_get_model_tensor_info(model, &info), "nrt_get_model_tensor_info");
+    Check(nrt_allocate_tensor_set(&inputs), "nrt_allocate_tensor_set");
+    Check(nrt_allocate_tensor_set(&outputs), "nrt_allocate_tensor_set");
+    for (uint64_t i = 0; i < info->tensor_count; ++i) {
+      const nrt_tensor_info_t& t = info->tensor_array[i];
+      nrt_tensor_t* tensor = nullptr;
+      Check(nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, t.size, t.name, &tensor),
+            "nrt_tensor_allocate");
+      std::vector<float> ones(t.size / sizeof(float), 1.0f);
+      Check(nrt_tensor_write(tensor, ones.data(), 0, ones.size() * sizeof(float)),
+            "nrt_tensor_write");
+      bool input = t.usage == NRT_TENSOR_USAGE_INPUT;
+      Check(nrt_add_tensor_to_tensor_set(input ? inputs : outputs, t.name, tensor),
+            "nrt_add_tensor_to_tensor_set");
+      tensors.push_back(tensor);
+    }
+    nrt_free_model_tensor_info(info);
+  }
+
+  void Unload() {
+    for (nrt_tensor_t*& tensor : tensors) nrt_tensor_free(&tensor);
+    tensors.clear();
+    nrt_destroy_tensor_set(&inputs);
+    nrt_destroy_tensor_set(&outputs);
+    nrt_unload(model);
+  }
+};
+
+std::vector<uint8_t> ReadFile(const char* path) {
+  FILE* f = std::fopen(path, "rb");
+  if (f == nullptr) Die(std::string("cannot open ") + path);
+  std::vector<uint8_t> bytes;
+  uint8_t buffer[65536];
+  for (size_t n; (n = std::fread(buffer, 1, sizeof(buffer), f)) > 0;) {
+    bytes.insert(bytes.end(), buffer, buffer + n);
+  }
+  std::fclose(f);
+  return bytes;
+}
+
+// One initialised runtime with the models loaded and their tensors allocated, in one mode.
 class Client {
  public:
   ~Client() { Close(); }
@@ -110,26 +167,10 @@ class Client {
     setenv("NEURON_RT_NUM_CORES", "1", 1);
     setenv("NEURON_LOGICAL_NC_CONFIG", "1", 1);  // the NEFF is an LNC=1 one
     Check(nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, "", ""), "nrt_init");
-    static const std::vector<uint8_t> neff = TinyNeff();
-    Check(nrt_load(neff.data(), neff.size(), 0, 1, &model_), "nrt_load");
-    nrt_tensor_info_array_t* info = nullptr;
-    Check(nrt_get_model_tensor_info(model_, &info), "nrt_get_model_tensor_info");
-    Check(nrt_allocate_tensor_set(&inputs_), "nrt_allocate_tensor_set");
-    Check(nrt_allocate_tensor_set(&outputs_), "nrt_allocate_tensor_set");
-    for (uint64_t i = 0; i < info->tensor_count; ++i) {
-      const nrt_tensor_info_t& t = info->tensor_array[i];
-      nrt_tensor_t* tensor = nullptr;
-      Check(nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, t.size, t.name, &tensor),
-            "nrt_tensor_allocate");
-      std::vector<float> ones(t.size / sizeof(float), 1.0f);
-      Check(nrt_tensor_write(tensor, ones.data(), 0, ones.size() * sizeof(float)),
-            "nrt_tensor_write");
-      bool input = t.usage == NRT_TENSOR_USAGE_INPUT;
-      Check(nrt_add_tensor_to_tensor_set(input ? inputs_ : outputs_, t.name, tensor),
-            "nrt_add_tensor_to_tensor_set");
-      tensors_.push_back(tensor);
-    }
-    nrt_free_model_tensor_info(info);
+    static const std::vector<uint8_t> tiny = TinyNeff();
+    static const std::vector<uint8_t> vector_add = ReadFile(TRNSIM_SAMPLE_NEFF);
+    tiny_.Load(tiny);
+    vector_add_.Load(vector_add);
     Check(nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, kTensorBytes, "big", &big_),
           "nrt_tensor_allocate");
     mode_ = mode;
@@ -138,27 +179,20 @@ class Client {
   void Close() {
     if (mode_ < 0) return;
     nrt_tensor_free(&big_);
-    for (nrt_tensor_t*& tensor : tensors_) nrt_tensor_free(&tensor);
-    tensors_.clear();
-    nrt_destroy_tensor_set(&inputs_);
-    nrt_destroy_tensor_set(&outputs_);
-    nrt_unload(model_);
+    tiny_.Unload();
+    vector_add_.Unload();
     nrt_close();
     mode_ = -1;
   }
 
-  nrt_model_t* model() const { return model_; }
-  nrt_tensor_set_t* inputs() const { return inputs_; }
-  nrt_tensor_set_t* outputs() const { return outputs_; }
+  const LoadedModel& tiny() const { return tiny_; }
+  const LoadedModel& vector_add() const { return vector_add_; }
   nrt_tensor_t* big() const { return big_; }
 
  private:
   Daemon daemon_;  // destroyed after Close() in ~Client
   int mode_ = -1;
-  nrt_model_t* model_ = nullptr;
-  nrt_tensor_set_t* inputs_ = nullptr;
-  nrt_tensor_set_t* outputs_ = nullptr;
-  std::vector<nrt_tensor_t*> tensors_;
+  LoadedModel tiny_, vector_add_;
   nrt_tensor_t* big_ = nullptr;
 };
 
@@ -167,37 +201,53 @@ Client& TheClient() {
   return client;
 }
 
+void Execute(benchmark::State& state, const LoadedModel& model) {
+  for (auto _ : state) Check(nrt_execute(model.model, model.inputs, model.outputs), "nrt_execute");
+  state.SetItemsProcessed(int64_t(state.iterations()));
+}
+
 void BM_Execute(benchmark::State& state) {
   Client& client = TheClient();
   client.Use(int(state.range(0)));
-  for (auto _ : state) {
-    Check(nrt_execute(client.model(), client.inputs(), client.outputs()), "nrt_execute");
-  }
-  state.SetItemsProcessed(int64_t(state.iterations()));
+  Execute(state, client.tiny());
 }
 BENCHMARK(BM_Execute)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
-void BM_TensorWrite(benchmark::State& state) {
+void BM_ExecuteVectorAdd(benchmark::State& state) {
   Client& client = TheClient();
   client.Use(int(state.range(0)));
-  std::vector<uint8_t> host(kTensorBytes, 0x5A);
-  for (auto _ : state) {
-    Check(nrt_tensor_write(client.big(), host.data(), 0, kTensorBytes), "nrt_tensor_write");
-  }
-  state.SetBytesProcessed(int64_t(state.iterations() * kTensorBytes));
+  Execute(state, client.vector_add());
 }
-BENCHMARK(BM_TensorWrite)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_ExecuteVectorAdd)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
-void BM_TensorRead(benchmark::State& state) {
+void TensorWrite(benchmark::State& state, size_t bytes) {
   Client& client = TheClient();
   client.Use(int(state.range(0)));
-  std::vector<uint8_t> host(kTensorBytes);
+  std::vector<uint8_t> host(bytes, 0x5A);
   for (auto _ : state) {
-    Check(nrt_tensor_read(client.big(), host.data(), 0, kTensorBytes), "nrt_tensor_read");
+    Check(nrt_tensor_write(client.big(), host.data(), 0, bytes), "nrt_tensor_write");
   }
-  state.SetBytesProcessed(int64_t(state.iterations() * kTensorBytes));
+  state.SetBytesProcessed(int64_t(state.iterations() * bytes));
 }
+
+void TensorRead(benchmark::State& state, size_t bytes) {
+  Client& client = TheClient();
+  client.Use(int(state.range(0)));
+  std::vector<uint8_t> host(bytes);
+  for (auto _ : state) {
+    Check(nrt_tensor_read(client.big(), host.data(), 0, bytes), "nrt_tensor_read");
+  }
+  state.SetBytesProcessed(int64_t(state.iterations() * bytes));
+}
+
+void BM_TensorWrite(benchmark::State& state) { TensorWrite(state, kTensorBytes); }
+void BM_TensorRead(benchmark::State& state) { TensorRead(state, kTensorBytes); }
+void BM_TensorWrite1M(benchmark::State& state) { TensorWrite(state, kSmallTensorBytes); }
+void BM_TensorRead1M(benchmark::State& state) { TensorRead(state, kSmallTensorBytes); }
+BENCHMARK(BM_TensorWrite)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_TensorRead)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_TensorWrite1M)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_TensorRead1M)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 class NrtRemoteRatios : public trnsim::bench::RatioReporter {
  public:
@@ -206,17 +256,20 @@ class NrtRemoteRatios : public trnsim::bench::RatioReporter {
  protected:
   void PrintRatios() override {
     std::printf("\nremote (neurond on a unix socket) / in-process, same run:\n");
-    for (const char* family : {"BM_TensorWrite", "BM_TensorRead"}) {
+    for (const char* family :
+         {"BM_TensorWrite", "BM_TensorRead", "BM_TensorWrite1M", "BM_TensorRead1M"}) {
       const double local = Mean(family, 0), remote = Mean(family, 1);
       if (local > 0 && remote > 0)
         std::printf("  %-15s %8.2f GB/s remote vs %8.2f GB/s in-process  ratio %.3f\n", family,
                     remote / 1e9, local / 1e9, remote / local);
     }
-    const double local = Items("BM_Execute/0/real_time");
-    const double remote = Items("BM_Execute/1/real_time");
-    if (local > 0 && remote > 0)
-      std::printf("  %-15s %8.1f us remote vs %8.1f us in-process  latency x%.2f\n",
-                  "BM_Execute", 1e6 / remote, 1e6 / local, local / remote);
+    for (const char* family : {"BM_Execute", "BM_ExecuteVectorAdd"}) {
+      const double local = Items(std::string(family) + "/0/real_time");
+      const double remote = Items(std::string(family) + "/1/real_time");
+      if (local > 0 && remote > 0)
+        std::printf("  %-19s %8.1f us remote vs %8.1f us in-process  extra %8.1f us\n", family,
+                    1e6 / remote, 1e6 / local, 1e6 / remote - 1e6 / local);
+    }
   }
 };
 

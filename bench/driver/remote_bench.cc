@@ -3,6 +3,7 @@
 // loopback (tools/neurond/daemon.h), and every back end serves the same calls.
 //   Write/<0 sim | 1 remote unix | 2 remote TCP>, Read/<0|1|2>   64 MiB Device::Write /
 //                   Device::Read: bytes_per_second
+//   Write1M/<0|1|2>, Read1M/<0|1|2>   the same of 1 MiB
 //   Execute/<0|1|2> Device::Execute of a tiny program (one 4 KiB dma_copy on SP + notify_end):
 //                   items_per_second = executions per second (its inverse is the latency)
 // The summary prints remote/sim for each: the cost of the protocol, gRPC and the socket.
@@ -27,6 +28,7 @@ namespace trnsim::driver {
 namespace {
 
 constexpr uint64_t kBytes = 64ull << 20;
+constexpr uint64_t kSmallBytes = 1ull << 20;
 constexpr const char* kInstance = "trn2.3xlarge";
 
 struct Backend {
@@ -110,23 +112,30 @@ Backend& Pick(benchmark::State& state) {
   }
 }
 
-void BM_Write(benchmark::State& state) {
+void Write(benchmark::State& state, uint64_t bytes) {
   Backend& b = Pick(state);
-  std::vector<uint8_t> host(kBytes, 0x5A);
+  std::vector<uint8_t> host(bytes, 0x5A);
   for (auto _ : state)
-    if (Status st = b.device->Write(b.memory, 0, host.data(), kBytes); !st.ok()) Die("write", st);
-  state.SetBytesProcessed(int64_t(state.iterations() * kBytes));
+    if (Status st = b.device->Write(b.memory, 0, host.data(), bytes); !st.ok()) Die("write", st);
+  state.SetBytesProcessed(int64_t(state.iterations() * bytes));
 }
-BENCHMARK(BM_Write)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-void BM_Read(benchmark::State& state) {
+void Read(benchmark::State& state, uint64_t bytes) {
   Backend& b = Pick(state);
-  std::vector<uint8_t> host(kBytes);
+  std::vector<uint8_t> host(bytes);
   for (auto _ : state)
-    if (Status st = b.device->Read(b.memory, 0, host.data(), kBytes); !st.ok()) Die("read", st);
-  state.SetBytesProcessed(int64_t(state.iterations() * kBytes));
+    if (Status st = b.device->Read(b.memory, 0, host.data(), bytes); !st.ok()) Die("read", st);
+  state.SetBytesProcessed(int64_t(state.iterations() * bytes));
 }
+
+void BM_Write(benchmark::State& state) { Write(state, kBytes); }
+void BM_Read(benchmark::State& state) { Read(state, kBytes); }
+void BM_Write1M(benchmark::State& state) { Write(state, kSmallBytes); }
+void BM_Read1M(benchmark::State& state) { Read(state, kSmallBytes); }
+BENCHMARK(BM_Write)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_Read)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Write1M)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_Read1M)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 void BM_Execute(benchmark::State& state) {
   Backend& b = Pick(state);
@@ -151,7 +160,7 @@ class RemoteRatios : public bench::RatioReporter {
     std::printf("\nremote / in-process (same run):\n");
     for (int arg : {1, 2}) {
       const char* link = arg == 1 ? "unix" : "tcp";
-      for (const char* family : {"BM_Write", "BM_Read"}) {
+      for (const char* family : {"BM_Write", "BM_Read", "BM_Write1M", "BM_Read1M"}) {
         const double sim = Mean(family, 0), remote = Mean(family, arg);
         if (sim > 0 && remote > 0)
           std::printf("  %-10s %-4s %8.2f GB/s remote vs %8.2f GB/s sim  ratio %.3f\n", family,

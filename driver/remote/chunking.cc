@@ -1,6 +1,7 @@
 #include "driver/remote/chunking.h"
 
 #include <algorithm>
+#include <cstring>
 #include <utility>
 
 namespace trnsim::driver::remote {
@@ -22,6 +23,40 @@ size_t EncodeChunkPrefix(uint32_t field_number, uint64_t size, uint8_t* out) {
     size >>= 7;
   } while (size != 0);
   return used;
+}
+
+std::optional<uint64_t> CopyChunk(const grpc::ByteBuffer& message, uint32_t field_number,
+                                  uint8_t* dst, uint64_t room) {
+  std::vector<grpc::Slice> slices;
+  if (!message.Dump(&slices).ok()) return std::nullopt;
+  size_t slice = 0, at = 0, consumed = 0;
+  auto next_byte = [&]() -> int {
+    while (slice < slices.size() && at >= slices[slice].size()) {
+      ++slice;
+      at = 0;
+    }
+    if (slice == slices.size()) return -1;
+    ++consumed;
+    return slices[slice].begin()[at++];
+  };
+  uint8_t prefix[kChunkPrefixMaxBytes];  // only its first byte, the field's tag, is compared
+  EncodeChunkPrefix(field_number, 0, prefix);
+  if (next_byte() != prefix[0]) return std::nullopt;
+  uint64_t size = 0;
+  for (int shift = 0;; shift += 7) {
+    const int byte = next_byte();
+    if (byte < 0 || shift > 63) return std::nullopt;
+    size |= uint64_t(byte & 0x7f) << shift;
+    if ((byte & 0x80) == 0) break;
+  }
+  if (size != message.Length() - consumed) return std::nullopt;
+  if (size > room) return size;
+  for (uint64_t copied = 0; copied < size; ++slice, at = 0) {
+    const uint64_t piece = slices[slice].size() - at;
+    std::memcpy(dst + copied, slices[slice].begin() + at, piece);
+    copied += piece;
+  }
+  return size;
 }
 
 StatusOr<ChunkAssembler> ChunkAssembler::Start(uint64_t total_bytes, uint64_t max_total_bytes) {

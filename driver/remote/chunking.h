@@ -12,8 +12,11 @@
 // thread at a time.
 #pragma once
 
+#include <grpcpp/support/byte_buffer.h>
+
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,6 +44,13 @@ std::vector<std::string_view> SplitChunks(std::string_view bytes,
 // `out` and returns how many.
 inline constexpr size_t kChunkPrefixMaxBytes = 11;
 size_t EncodeChunkPrefix(uint32_t field_number, uint64_t size, uint8_t* out);
+
+// When `message` is a serialised message whose only field is the length-delimited field
+// `field_number` (a ReadResponse or WriteRequest {data}: what carries every chunk), returns the
+// field's size and copies its bytes to `dst` if they fit in `room` bytes (nothing is copied
+// otherwise); nullopt for any other message, which the caller parses the ordinary way.
+std::optional<uint64_t> CopyChunk(const grpc::ByteBuffer& message, uint32_t field_number,
+                                  uint8_t* dst, uint64_t room);
 
 class ChunkCounter {
  public:

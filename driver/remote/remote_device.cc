@@ -20,6 +20,8 @@
 #include "driver/remote/connection.h"
 #include "driver/remote/convert.h"
 #include "driver/remote/convert_trace.h"
+#include "driver/remote/shared_region.h"
+#include "driver/remote/shared_transfer.h"
 #include "proto/neurond.grpc.pb.h"
 #include "simulator/collective/collective_hub.h"
 
@@ -72,43 +74,6 @@ grpc::ByteBuffer ChunkMessage(std::string_view chunk) {
   grpc::Slice slices[2] = {grpc::Slice(prefix, used),
                            grpc::Slice(chunk.data(), chunk.size(), grpc::Slice::STATIC_SLICE)};
   return grpc::ByteBuffer(slices, 2);
-}
-
-// When `message` is a serialised ReadResponse {data} and nothing else (what the daemon sends for
-// every chunk), returns the data's size and copies the data to `dst` if it fits in `room`
-// bytes; nullopt for any other message (an error status), which the caller parses the
-// ordinary way.
-std::optional<uint64_t> CopyChunk(const grpc::ByteBuffer& message, uint8_t* dst, uint64_t room) {
-  std::vector<grpc::Slice> slices;
-  if (!message.Dump(&slices).ok()) return std::nullopt;
-  size_t slice = 0, at = 0, consumed = 0;
-  auto next_byte = [&]() -> int {
-    while (slice < slices.size() && at >= slices[slice].size()) {
-      ++slice;
-      at = 0;
-    }
-    if (slice == slices.size()) return -1;
-    ++consumed;
-    return slices[slice].begin()[at++];
-  };
-  uint8_t prefix[kChunkPrefixMaxBytes];  // only its first byte, the field's tag, is compared
-  EncodeChunkPrefix(v1::ReadResponse::kDataFieldNumber, 0, prefix);
-  if (next_byte() != prefix[0]) return std::nullopt;
-  uint64_t size = 0;
-  for (int shift = 0;; shift += 7) {
-    const int byte = next_byte();
-    if (byte < 0 || shift > 63) return std::nullopt;
-    size |= uint64_t(byte & 0x7f) << shift;
-    if ((byte & 0x80) == 0) break;
-  }
-  if (size != message.Length() - consumed) return std::nullopt;
-  if (size > room) return size;
-  for (uint64_t copied = 0; copied < size; ++slice, at = 0) {
-    const uint64_t piece = slices[slice].size() - at;
-    std::memcpy(dst + copied, slices[slice].begin() + at, piece);
-    copied += piece;
-  }
-  return size;
 }
 
 class RemoteDevice final : public Device {
@@ -181,6 +146,11 @@ class RemoteDevice final : public Device {
               std::optional<std::chrono::milliseconds> deadline = std::nullopt);
 
   void AttachLoop();
+  // The shared-memory data plane (shared_transfer.h): a region registered with the daemon when
+  // it offers one and this client reached it on a unix: address. Anything failing leaves
+  // shared_ null (the streams serve every transfer) with one log line.
+  void SetUpSharedMemory();
+  SharedCallHooks Hooks(std::chrono::milliseconds deadline) const;
 
   const std::string address_;
   const std::string tls_ca_file_;
@@ -190,6 +160,7 @@ class RemoteDevice final : public Device {
   const simulator::InstanceSpec* spec_ = nullptr;
   std::string session_key_;  // set once by Connect, before any concurrent use
   bool hello_done_ = false;
+  std::unique_ptr<SharedTransfer> shared_;  // set once by Connect, before any concurrent use
 
   grpc::ClientContext attach_context_;
   std::thread attach_thread_;
@@ -348,10 +319,40 @@ Status RemoteDevice::Connect(const DeviceOptions& options) {
     return FailureError("neurond at " + address_ + " ended the session before confirming it (" +
                         ended_reason_ + ")");
   }
-  TRNSIM_LOG(Info, Tdrv) << "connected to neurond " << reply.daemon_version() << " at "
-                         << address_ << ": " << (*spec)->type_name << ", session "
-                         << reply.session_id();
+  lock.unlock();
+  if (reply.shared_memory()) SetUpSharedMemory();
+  TRNSIM_LOG(Info, Tdrv) << "connected to neurond " << reply.daemon_version() << " at " << address_
+                         << ": " << (*spec)->type_name << ", session " << reply.session_id()
+                         << (shared_ ? ", shared-memory data plane" : ", streamed data plane");
   return Status::Ok();
+}
+
+void RemoteDevice::SetUpSharedMemory() {
+  if (options_.shared_region_bytes == 0 || address_.rfind("unix:", 0) != 0) return;
+  const std::string path = SharedMemorySocketPath(address_.substr(5));
+  StatusOr<std::unique_ptr<SharedRegion>> region =
+      SharedRegion::Create(options_.shared_region_bytes);
+  const auto timeout =
+      std::min<std::chrono::milliseconds>(options_.rpc_deadline, std::chrono::milliseconds(10'000));
+  StatusOr<uint64_t> id =
+      region.ok() ? RegisterSharedRegion(**region, path, session_key_, int(timeout.count()))
+                  : StatusOr<uint64_t>(region.status());
+  if (!id.ok()) {
+    TRNSIM_LOG(Info, Tdrv) << "neurond at " << address_
+                           << ": no shared-memory data plane, transfers are streamed ("
+                           << id.status().message() << ")";
+    return;
+  }
+  shared_ = std::make_unique<SharedTransfer>(std::move(*region), *id, stub_.get());
+}
+
+SharedCallHooks RemoteDevice::Hooks(std::chrono::milliseconds deadline) const {
+  SharedCallHooks hooks;
+  hooks.prepare = [this, deadline](grpc::ClientContext* context) { Prepare(context, deadline); };
+  hooks.transport_error = [this, deadline](const char* rpc, const grpc::Status& status) {
+    return TransportError(rpc, status, deadline);
+  };
+  return hooks;
 }
 
 void RemoteDevice::AttachLoop() {
@@ -450,6 +451,12 @@ Status RemoteDevice::Write(MemoryHandle handle, uint64_t offset, const void* src
   TRNSIM_RETURN_IF_ERROR(CheckTransferRange(offset, size));
   TRNSIM_RETURN_IF_ERROR(CheckSession());
   const std::chrono::milliseconds deadline = StreamDeadline(size);
+  if (shared_ != nullptr) {
+    // Another thread's transfer holding the region: this one takes the stream instead.
+    if (std::unique_lock region = shared_->TryLock()) {
+      return shared_->Write(handle, offset, src, size, Hooks(deadline));
+    }
+  }
   grpc::ClientContext context;
   Prepare(&context, deadline);
   v1::WriteResponse response;
@@ -495,6 +502,11 @@ Status RemoteDevice::Read(MemoryHandle handle, uint64_t offset, void* dst, uint6
   TRNSIM_RETURN_IF_ERROR(CheckTransferRange(offset, size));
   TRNSIM_RETURN_IF_ERROR(CheckSession());
   const std::chrono::milliseconds deadline = StreamDeadline(size);
+  if (shared_ != nullptr) {
+    if (std::unique_lock region = shared_->TryLock()) {
+      return shared_->Read(handle, offset, dst, size, Hooks(deadline));
+    }
+  }
   grpc::ClientContext context;
   Prepare(&context, deadline);
   v1::ReadRequest request;
@@ -514,8 +526,8 @@ Status RemoteDevice::Read(MemoryHandle handle, uint64_t offset, void* dst, uint6
   while (reader->Read(&message)) {
     if (!result.ok()) continue;  // drain what is still in flight after TryCancel
     const uint64_t room = std::min<uint64_t>(kChunkBytes, size - received);
-    std::optional<uint64_t> copied =
-        CopyChunk(message, static_cast<uint8_t*>(dst) + received, room);
+    std::optional<uint64_t> copied = CopyChunk(message, v1::ReadResponse::kDataFieldNumber,
+                                               static_cast<uint8_t*>(dst) + received, room);
     if (copied && *copied <= room) {
       received += *copied;
       continue;

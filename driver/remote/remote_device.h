@@ -6,6 +6,14 @@
 // as raw messages of the same wire format), so a transfer makes no copies of its own. The
 // channel uses the transfer settings of driver/remote/transport.h.
 //
+// Shared-memory data plane: on a unix: address, when the daemon's Hello offers it
+// (HelloResponse.shared_memory), Connect creates a memfd region of
+// RemoteOptions::shared_region_bytes and registers it on the daemon's side socket
+// (shared_region.h); Write and Read then move bytes through it (shared_transfer.h), gRPC
+// carrying only control. When that setup fails (no side socket, a refusal) the streams serve
+// every transfer, with one log line; a transfer that finds the region busy with another
+// thread's takes the stream too. Over TCP the streams are the only path.
+//
 // Session: OpenRemoteDevice says Hello (protocol version, pid, command line, trnsim version,
 // token, DeviceOptions::faults as canonical text: the daemon injects them), checks the daemon's
 // instance type, then holds an Attach stream open on a background thread for the device's
@@ -51,6 +59,10 @@ struct RemoteOptions {
   // Streamed transfers (Write, Read) get rpc_deadline plus one second per this many bytes, so
   // a multi-GiB transfer is not cut short while a stalled one still ends.
   uint64_t stream_bytes_per_second = uint64_t{64} << 20;
+  // The shared-memory data plane (shared_transfer.h): on a unix: address to a daemon that offers
+  // it, Write and Read go through a memfd region of this many bytes (up to four pieces of a
+  // quarter of it in flight) instead of the chunked stream. 0: always the stream.
+  uint64_t shared_region_bytes = uint64_t{16} << 20;
 };
 
 // Connects to the daemon at options.address with options.token. When options.instance is set,

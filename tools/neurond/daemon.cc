@@ -2,6 +2,7 @@
 
 #include "common/log.h"
 #include "driver/remote/chunking.h"
+#include "driver/remote/shared_region.h"
 #include "driver/remote/transport.h"
 #include "driver/sim/sim_device.h"
 #include "tools/neurond/listen_address.h"
@@ -116,9 +117,29 @@ StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
       daemon->address_ = listen.substr(0, listen.rfind(':') + 1) + std::to_string(port);
     }
   }
+  if (daemon->address_.starts_with("unix:")) {
+    const std::string socket_path = daemon->address_.substr(5);
+    NeurondService* service_ptr = daemon->service_.get();
+    StatusOr<std::unique_ptr<SharedMemoryListener>> side = SharedMemoryListener::Start(
+        driver::remote::SharedMemorySocketPath(socket_path), socket_path,
+        [service_ptr](const v1::SharedRegionRequest& request, driver::remote::UniqueFd fd,
+                      const PeerCredentials& peer) {
+          return service_ptr->RegisterSharedRegion(request, std::move(fd), peer);
+        });
+    if (side.ok()) {
+      daemon->shared_memory_ = std::move(*side);
+      daemon->service_->EnableSharedMemory();
+    } else {
+      TRNSIM_LOG(Warn, Tool) << "neurond: no shared-memory data plane, clients stream ("
+                             << side.status().message() << ")";
+    }
+  }
   TRNSIM_LOG(Info, Tool) << "neurond serving " << options.instance->type_name << " on "
                          << daemon->address_ << (tls ? " (TLS)" : " (plaintext)")
-                         << (options.inherited ? " (socket from systemd)" : "");
+                         << (options.inherited ? " (socket from systemd)" : "")
+                         << (daemon->shared_memory_
+                                 ? ", shared memory on " + daemon->shared_memory_->path()
+                                 : std::string());
   return daemon;
 }
 
@@ -129,6 +150,7 @@ void Daemon::Shutdown(std::chrono::milliseconds grace) {
     if (server_ == nullptr) return;
     TRNSIM_LOG(Info, Tool) << "neurond on " << address_ << " shutting down";
     if (acceptor_ != nullptr) acceptor_->Stop();
+    if (shared_memory_ != nullptr) shared_memory_->Stop();
     service_->BeginShutdown();
     server_->Shutdown(std::chrono::system_clock::now() + grace);
     service_->CloseAllSessions();

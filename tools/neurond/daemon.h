@@ -22,8 +22,15 @@
 // flight finish for up to `grace` (then cancels them), ends every session and returns; it is
 // idempotent, and the destructor calls it.
 //
+// Shared-memory data plane: on a unix:PATH address (bound or inherited) Start also opens the
+// side socket PATH.shm (shared_memory_listener.h) and Hello offers the data plane; when that
+// socket cannot be made (a path too long, a directory the daemon cannot write) one log line
+// says so and clients stream. Shutdown closes it first.
+//
 // Thread safety: Shutdown may be called from any thread, once Start has returned.
 #pragma once
+
+#include <grpcpp/grpcpp.h>
 
 #include <chrono>
 #include <cstdint>
@@ -32,14 +39,13 @@
 #include <optional>
 #include <string>
 
-#include <grpcpp/grpcpp.h>
-
 #include "common/status_or.h"
 #include "driver/device.h"
 #include "simulator/spec/instance_spec.h"
 #include "tools/neurond/credentials.h"
 #include "tools/neurond/fd_acceptor.h"
 #include "tools/neurond/service.h"
+#include "tools/neurond/shared_memory_listener.h"
 #include "tools/neurond/socket_activation.h"
 
 namespace trnsim::neurond {
@@ -63,6 +69,9 @@ class Daemon {
 
   void Shutdown(std::chrono::milliseconds grace);
 
+  // Whether clients are offered the shared-memory data plane (the side socket is up).
+  bool shared_memory() const { return shared_memory_ != nullptr; }
+
   // The sim device the daemon serves (tests observe it: driver/sim/sim_device.h's observer).
   driver::Device& device() { return *device_; }
 
@@ -73,6 +82,7 @@ class Daemon {
   std::unique_ptr<NeurondService> service_;
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<FdAcceptor> acceptor_;  // with an inherited socket only
+  std::unique_ptr<SharedMemoryListener> shared_memory_;  // unix: addresses, when it could bind
   std::string address_;
   std::once_flag shutdown_once_;
 };

@@ -61,10 +61,16 @@ void ConfigureDaemonLogging() {
 // ~32 MiB arena heaps whose memory malloc_info showed as free, and malloc_trim(0) gave back
 // nothing. (SBUF and PSUM are now their own mappings, simulator/memory/lazy_buffer.h; other large
 // blocks still take this path.) Fixed values turn the dynamic thresholds off: blocks of 4 MiB and
-// more get their own mapping, unmapped on free, and arena tops above 128 KiB are trimmed on free.
+// more get their own mapping, unmapped on free, and an arena's free top is trimmed on free once
+// above 64 MiB. The trim threshold was glibc's default 128 KiB until issue 21: every execution's
+// working blocks below 4 MiB then went back to the host when freed and were faulted in again,
+// zero-filled, by the next execution — page faults were 40% of the daemon's CPU and added ~4.5 ms
+// to vector_add_fp32 over in-process (bench/README "nrt_remote_bench"). 64 MiB keeps such blocks
+// for the next execution; it bounds what an idle arena keeps to 64 MiB, while anything of 4 MiB
+// or more is still unmapped on free.
 void ConfigureMalloc() {
   mallopt(M_MMAP_THRESHOLD, 4 << 20);
-  mallopt(M_TRIM_THRESHOLD, 128 << 10);
+  mallopt(M_TRIM_THRESHOLD, 64 << 20);
 }
 
 int Fail(const Status& status) {

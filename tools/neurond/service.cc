@@ -60,6 +60,18 @@ NeurondService::NeurondService(driver::Device* device, ServiceOptions options)
                  grpc::ServerSplitStreamer<v1::ReadRequest, grpc::ByteBuffer>* stream) {
             return RawRead(context, stream);
           }));
+  const int write_method = google::protobuf::DescriptorPool::generated_pool()
+                               ->FindServiceByName(v1::Neurond::service_full_name())
+                               ->FindMethodByName("Write")
+                               ->index();
+  MarkMethodStreamed(
+      write_method,
+      new grpc::internal::ClientStreamingHandler<NeurondService, grpc::ByteBuffer,
+                                                 v1::WriteResponse>(
+          [](NeurondService* service, grpc::ServerContext* context,
+             grpc::ServerReader<grpc::ByteBuffer>* reader,
+             v1::WriteResponse* response) { return service->RawWrite(context, reader, response); },
+          this));
 }
 
 NeurondService::~NeurondService() {
@@ -137,6 +149,7 @@ grpc::Status NeurondService::Hello(grpc::ServerContext* context, const v1::Hello
   response->set_protocol_version(v1::PROTOCOL_VERSION_CURRENT);
   response->set_instance_type(device_->instance_spec().type_name);
   response->set_daemon_version(TrnsimVersion());
+  response->set_shared_memory(shared_memory_.load());
   if (!options_.token.empty() && !TokensEqual(options_.token, request->token())) {
     std::string message = request->token().empty()
                               ? "Hello: this daemon needs a token (TRNSIM_TOKEN)"

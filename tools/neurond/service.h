@@ -44,6 +44,8 @@
 // Thread safety: gRPC calls the RPCs from many threads at once; all state is locked.
 #pragma once
 
+#include <grpcpp/grpcpp.h>
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -56,14 +58,14 @@
 #include <thread>
 #include <vector>
 
-#include <grpcpp/grpcpp.h>
-
 #include "driver/device.h"
 #include "proto/neurond.grpc.pb.h"
-#include "tools/neurond/communicators.h"
 #include "simulator/core/trace.h"
+#include "tools/neurond/chunk_buffer_pool.h"
+#include "tools/neurond/communicators.h"
 #include "tools/neurond/session.h"
 #include "tools/neurond/session_table.h"
+#include "tools/neurond/shared_memory_listener.h"
 
 namespace trnsim::neurond {
 
@@ -139,12 +141,29 @@ class NeurondService final : public v1::Neurond::Service {
                     v1::FreeResponse* response) override;
   grpc::Status Describe(grpc::ServerContext* context, const v1::MemoryRef* request,
                         v1::DescribeResponse* response) override;
-  grpc::Status Write(grpc::ServerContext* context, grpc::ServerReader<v1::WriteRequest>* reader,
-                     v1::WriteResponse* response) override;
+  // Write is served as raw messages too (the constructor installs RawWrite in place of the
+  // generated handler): each chunk is copied from gRPC's buffers into a pooled chunk buffer
+  // (chunk_buffer_pool.h) and written to the Device from there.
+  grpc::Status RawWrite(grpc::ServerContext* context, grpc::ServerReader<grpc::ByteBuffer>* reader,
+                        v1::WriteResponse* response);
   // Read is served as raw messages (the constructor installs RawRead in place of the generated
   // handler): each chunk is read from the Device straight into the buffer gRPC sends.
   grpc::Status RawRead(grpc::ServerContext* context,
                        grpc::ServerSplitStreamer<v1::ReadRequest, grpc::ByteBuffer>* stream);
+  // The shared-memory data plane (service_memory.cc): region -> device memory and back.
+  grpc::Status WriteShared(grpc::ServerContext* context, const v1::SharedTransferRequest* request,
+                           v1::SharedTransferResponse* response) override;
+  grpc::Status ReadShared(grpc::ServerContext* context, const v1::SharedTransferRequest* request,
+                          v1::SharedTransferResponse* response) override;
+  // The SharedMemoryListener's registrar: the session of request.session_key (unknown:
+  // NRT_INVALID), the peer's uid when the session's Hello came from a known uid (PeerIdentity
+  // "uid:U"; another uid: NRT_INVALID), then the memfd mapped (SharedRegion::Map) and added to
+  // the session (Session::AddSharedRegion). Logged either way.
+  v1::SharedRegionResponse RegisterSharedRegion(const v1::SharedRegionRequest& request,
+                                                driver::remote::UniqueFd fd,
+                                                const PeerCredentials& peer);
+  // Hello offers the data plane from now on (Daemon::Start, once the listener is up).
+  void EnableSharedMemory() { shared_memory_ = true; }
   grpc::Status Copy(grpc::ServerContext* context, const v1::CopyRequest* request,
                     v1::CopyResponse* response) override;
   grpc::Status Fill(grpc::ServerContext* context, const v1::FillRequest* request,
@@ -207,6 +226,8 @@ class NeurondService final : public v1::Neurond::Service {
   const std::chrono::steady_clock::time_point started_at_;
   SessionTable sessions_;
   std::atomic<bool> shutting_down_{false};
+  std::atomic<bool> shared_memory_{false};
+  ChunkBufferPool write_buffers_{4};  // Write streams' chunk buffers (a few MiB kept at most)
 
   std::mutex counters_mutex_;  // guards the counters below
   uint64_t executions_ = 0;

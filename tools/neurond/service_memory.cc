@@ -1,16 +1,21 @@
-// The memory RPCs of NeurondService: Allocate, Free, Describe, Write, Read, Copy, Fill and
-// GetHbmUsage. Handles in requests are the session's (Session::Resolve maps them to the
-// Device's); every range is checked against the allocation before any byte moves. Write and
-// Read stream: the daemon holds at most one chunk of a transfer.
+// The memory RPCs of NeurondService: Allocate, Free, Describe, Write, Read, WriteShared,
+// ReadShared, Copy, Fill and GetHbmUsage, and the registration of shared-memory regions. Handles
+// in requests are the session's (Session::Resolve maps them to the Device's); every range is
+// checked against the allocation (and a shared region's against the region's mapped size)
+// before any byte moves. Write and Read stream: the daemon holds at most one chunk of a
+// transfer, in a buffer each call reuses for all its chunks.
 #include <grpc/slice.h>
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "common/log.h"
 #include "driver/remote/chunking.h"
 #include "driver/remote/convert.h"
+#include "driver/remote/shared_region.h"
 #include "tools/neurond/service.h"
 
 namespace trnsim::neurond {
@@ -29,25 +34,40 @@ trnsim::Status CheckRange(const Session::DeviceMemory& memory, uint64_t offset, 
   return trnsim::Status::Ok();
 }
 
-// Each chunk goes to the device as it arrives; nothing is buffered. The header's range is
-// checked before any byte moves and every chunk against it (ChunkCounter), so no chunk lands
-// outside the range; a stream refused or broken off part-way leaves the range partly written,
-// like an interrupted DMA.
-trnsim::Status DoWrite(driver::Device& device, Session& session,
-                       grpc::ServerReader<v1::WriteRequest>* reader) {
+// Each chunk goes to the device as it arrives, through one pooled chunk buffer; nothing more is
+// buffered. The header's range is checked before any byte moves and every chunk against it
+// (ChunkCounter), so no chunk lands outside the range; a stream refused or broken off part-way
+// leaves the range partly written, like an interrupted DMA. A data chunk is copied from gRPC's
+// buffers (CopyChunk) without a protobuf message; anything else is parsed the ordinary way.
+trnsim::Status DoWrite(driver::Device& device, Session& session, ChunkBufferPool& buffers,
+                       grpc::ServerReader<grpc::ByteBuffer>* reader) {
+  grpc::ByteBuffer raw;
   v1::WriteRequest message;
-  if (!reader->Read(&message)) return InvalidError("Write stream ended before its header");
-  if (!message.has_header()) return InvalidError("Write stream does not start with a header");
+  if (!reader->Read(&raw)) return InvalidError("Write stream ended before its header");
+  if (!grpc::SerializationTraits<v1::WriteRequest>::Deserialize(&raw, &message).ok() ||
+      !message.has_header()) {
+    return InvalidError("Write stream does not start with a header");
+  }
   const v1::WriteHeader header = message.header();
   TRNSIM_ASSIGN_OR_RETURN(Session::DeviceMemory memory, session.Resolve(header.handle()));
   TRNSIM_RETURN_IF_ERROR(CheckRange(memory, header.offset(), header.size()));
   remote::ChunkCounter counter(header.size());
-  while (reader->Read(&message)) {
-    if (message.has_header()) return InvalidError("Write stream has a second header");
-    const std::string& data = message.data();
+  ChunkBufferPool::Lease buffer = buffers.Take();
+  while (reader->Read(&raw)) {
     const uint64_t at = header.offset() + counter.received_bytes();
-    TRNSIM_RETURN_IF_ERROR(counter.Accept(data.size()));
-    TRNSIM_RETURN_IF_ERROR(device.Write(memory.device_handle, at, data.data(), data.size()));
+    std::optional<uint64_t> size =
+        remote::CopyChunk(raw, v1::WriteRequest::kDataFieldNumber, buffer.data(), buffer.size());
+    const uint8_t* data = buffer.data();
+    if (!size) {
+      if (!grpc::SerializationTraits<v1::WriteRequest>::Deserialize(&raw, &message).ok()) {
+        return InvalidError("Write stream has a message that is not a WriteRequest");
+      }
+      if (message.has_header()) return InvalidError("Write stream has a second header");
+      size = message.data().size();
+      data = reinterpret_cast<const uint8_t*>(message.data().data());
+    }
+    TRNSIM_RETURN_IF_ERROR(counter.Accept(*size));  // refuses a chunk larger than the buffer
+    TRNSIM_RETURN_IF_ERROR(device.Write(memory.device_handle, at, data, *size));
   }
   return counter.CheckComplete();
 }
@@ -91,13 +111,14 @@ grpc::Status NeurondService::Describe(grpc::ServerContext* context, const v1::Me
   return grpc::Status::OK;
 }
 
-grpc::Status NeurondService::Write(grpc::ServerContext* context,
-                                   grpc::ServerReader<v1::WriteRequest>* reader,
-                                   v1::WriteResponse* response) {
+grpc::Status NeurondService::RawWrite(grpc::ServerContext* context,
+                                      grpc::ServerReader<grpc::ByteBuffer>* reader,
+                                      v1::WriteResponse* response) {
   grpc::Status denied;
   std::shared_ptr<Session> session = Authenticate(context, "Write", &denied);
   if (session == nullptr) return denied;
-  Reply(*session, "Write", DoWrite(*device_, *session, reader), response->mutable_status());
+  Reply(*session, "Write", DoWrite(*device_, *session, write_buffers_, reader),
+        response->mutable_status());
   return grpc::Status::OK;
 }
 
@@ -145,6 +166,76 @@ grpc::Status NeurondService::RawRead(
     done += piece;
   } while (done < request.size());
   return grpc::Status::OK;
+}
+
+grpc::Status NeurondService::WriteShared(grpc::ServerContext* context,
+                                         const v1::SharedTransferRequest* request,
+                                         v1::SharedTransferResponse* response) {
+  grpc::Status denied;
+  std::shared_ptr<Session> session = Authenticate(context, "WriteShared", &denied);
+  if (session == nullptr) return denied;
+  auto run = [&]() -> trnsim::Status {
+    TRNSIM_ASSIGN_OR_RETURN(Session::DeviceMemory memory, session->Resolve(request->handle()));
+    TRNSIM_RETURN_IF_ERROR(CheckRange(memory, request->offset(), request->size()));
+    TRNSIM_ASSIGN_OR_RETURN(std::shared_ptr<remote::SharedRegion> region,
+                            session->SharedRegionById(request->region()));
+    TRNSIM_RETURN_IF_ERROR(region->CheckRange(request->region_offset(), request->size()));
+    return device_->Write(memory.device_handle, request->offset(),
+                          region->data() + request->region_offset(), request->size());
+  };
+  Reply(*session, "WriteShared", run(), response->mutable_status());
+  return grpc::Status::OK;
+}
+
+grpc::Status NeurondService::ReadShared(grpc::ServerContext* context,
+                                        const v1::SharedTransferRequest* request,
+                                        v1::SharedTransferResponse* response) {
+  grpc::Status denied;
+  std::shared_ptr<Session> session = Authenticate(context, "ReadShared", &denied);
+  if (session == nullptr) return denied;
+  auto run = [&]() -> trnsim::Status {
+    TRNSIM_ASSIGN_OR_RETURN(Session::DeviceMemory memory, session->Resolve(request->handle()));
+    TRNSIM_RETURN_IF_ERROR(CheckRange(memory, request->offset(), request->size()));
+    TRNSIM_ASSIGN_OR_RETURN(std::shared_ptr<remote::SharedRegion> region,
+                            session->SharedRegionById(request->region()));
+    TRNSIM_RETURN_IF_ERROR(region->CheckRange(request->region_offset(), request->size()));
+    return device_->Read(memory.device_handle, request->offset(),
+                         region->data() + request->region_offset(), request->size());
+  };
+  Reply(*session, "ReadShared", run(), response->mutable_status());
+  return grpc::Status::OK;
+}
+
+v1::SharedRegionResponse NeurondService::RegisterSharedRegion(
+    const v1::SharedRegionRequest& request, remote::UniqueFd fd, const PeerCredentials& peer) {
+  v1::SharedRegionResponse response;
+  std::shared_ptr<Session> session = sessions_.Find(request.session_key());
+  const std::string who = "pid " + std::to_string(peer.pid) + ", uid " + std::to_string(peer.uid);
+  if (session == nullptr) {
+    TRNSIM_LOG(Warn, Tool) << "refused a shared-memory region (" << who
+                           << "): unknown or ended session key";
+    remote::ToProto(InvalidError("unknown or ended session key"), response.mutable_status());
+    return response;
+  }
+  auto run = [&]() -> trnsim::Status {
+    const std::string& hello_peer = session->identity().peer;
+    if (hello_peer.starts_with("uid:") && hello_peer != "uid:" + std::to_string(peer.uid)) {
+      return InvalidError("the region comes from uid " + std::to_string(peer.uid) +
+                          ", the session's Hello from " + hello_peer);
+    }
+    TRNSIM_ASSIGN_OR_RETURN(
+        std::unique_ptr<remote::SharedRegion> region,
+        remote::SharedRegion::Map(std::move(fd), remote::kMaxSharedRegionBytes));
+    const uint64_t size = region->size();
+    TRNSIM_ASSIGN_OR_RETURN(uint64_t id, session->AddSharedRegion(std::move(region)));
+    response.set_region(id);
+    response.set_size_bytes(size);
+    TRNSIM_LOG(Info, Tool) << "session " << session->identity().id << ": shared-memory region "
+                           << id << " of " << size << " bytes (" << who << ")";
+    return trnsim::Status::Ok();
+  };
+  Reply(*session, "RegisterSharedRegion", run(), response.mutable_status());
+  return response;
 }
 
 grpc::Status NeurondService::Copy(grpc::ServerContext* context, const v1::CopyRequest* request,

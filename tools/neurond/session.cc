@@ -404,6 +404,7 @@ Session::Released Session::Close() {
       released.bytes += memory.info.size_bytes;
     }
     memory_.clear();
+    regions_.clear();
     for (const auto& [handle, program] : programs_) {
       (void)device_->UnloadProgram(program.device_handle);
       ++released.programs;
@@ -423,6 +424,31 @@ Session::Released Session::Close() {
   }
   closed_cv_.notify_all();
   return released;
+}
+
+StatusOr<uint64_t> Session::AddSharedRegion(std::shared_ptr<driver::remote::SharedRegion> region) {
+  std::lock_guard lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckOpen());
+  if (regions_.size() >= kMaxSharedRegions) {
+    return ResourceError("session " + std::to_string(identity_.id) + " already has " +
+                         std::to_string(regions_.size()) + " shared-memory regions (at most " +
+                         std::to_string(kMaxSharedRegions) + ")");
+  }
+  const uint64_t id = next_region_++;
+  regions_.emplace(id, std::move(region));
+  return id;
+}
+
+StatusOr<std::shared_ptr<driver::remote::SharedRegion>> Session::SharedRegionById(
+    uint64_t id) const {
+  std::lock_guard lock(mutex_);
+  TRNSIM_RETURN_IF_ERROR(CheckOpen());
+  auto it = regions_.find(id);
+  if (it == regions_.end()) {
+    return InvalidHandleError("shared-memory region " + std::to_string(id) +
+                              " is not one of this session's");
+  }
+  return it->second;
 }
 
 bool Session::closed() const {

@@ -27,6 +27,9 @@
 // asks it before the Device (load_oom); the Execute RPC hands it to Device::Execute, which
 // applies it (service_programs.cc). Its poisoned stacks and dead cores end with the session.
 // Counters: completed executions by the status they returned (ExecutionStatuses).
+// Shared-memory regions (shared_memory_listener.h): at most kMaxSharedRegions per session,
+// numbered 1, 2, ...; another session's or an unknown id is NRT_INVALID_HANDLE. Close drops
+// them; a transfer still using one keeps its mapping (shared_ptr) until it returns.
 // Close() releases everything on the Device (programs unloaded too); afterwards every call is
 // NRT_FAILURE ("session ended"), so an RPC still in flight when the session ends cannot leak
 // memory. Close first sets cancel_flag(), which the session's executions pass to the Device, so
@@ -54,6 +57,7 @@
 #include "driver/device.h"
 #include "driver/execution_types.h"
 #include "driver/faults/fault_plan.h"
+#include "driver/remote/shared_region.h"
 
 namespace trnsim::neurond {
 
@@ -112,6 +116,10 @@ struct SessionLimits {
   // (--max-session-program-memory; 0: no limit): bounded even when memory_bytes is 0.
   uint64_t program_bytes = uint64_t{8} << 30;
 };
+
+// Regions one session may register (each a mapping of the client's memfd, at most
+// driver::remote::kMaxSharedRegionBytes of the daemon's address space).
+inline constexpr size_t kMaxSharedRegions = 8;
 
 class Session {
  public:
@@ -184,6 +192,10 @@ class Session {
   std::map<uint32_t, uint64_t> ExecutionStatuses() const;
   uint32_t executions_running() const;
 
+  // NRT_RESOURCE past kMaxSharedRegions, NRT_FAILURE after Close; else the region's id.
+  StatusOr<uint64_t> AddSharedRegion(std::shared_ptr<driver::remote::SharedRegion> region);
+  StatusOr<std::shared_ptr<driver::remote::SharedRegion>> SharedRegionById(uint64_t id) const;
+
   // Releases cores and memory on the Device; idempotent. Returns what was held, for the log
   // (`ended` is false, and the rest zero, when the session had already ended).
   struct Released {
@@ -241,6 +253,8 @@ class Session {
   std::map<uint32_t, uint64_t> execution_statuses_;  // status code -> executions
   uint32_t executions_running_ = 0;
   std::deque<ExecutionSample> recent_;  // at most kRecentExecutions, oldest first
+  std::map<uint64_t, std::shared_ptr<driver::remote::SharedRegion>> regions_;
+  uint64_t next_region_ = 1;
 };
 
 }  // namespace trnsim::neurond

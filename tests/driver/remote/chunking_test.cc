@@ -147,5 +147,46 @@ TEST(ChunkingTest, TheChunkPrefixIsProtobufsOwn) {
   }
 }
 
+// CopyChunk reads a data-only message however gRPC split it into slices, and leaves every other
+// message (a header, another field, a truncated one) to the ordinary parser.
+TEST(ChunkingTest, CopyChunkTakesDataOnlyMessagesApart) {
+  neurond::v1::WriteRequest data;
+  std::string payload(70'000, '\0');
+  for (size_t i = 0; i < payload.size(); ++i) payload[i] = static_cast<char>(i * 31 + 7);
+  data.set_data(payload);
+  const std::string wire = data.SerializeAsString();
+  // Three slices, cut inside the prefix and inside the payload.
+  grpc::Slice slices[3] = {grpc::Slice(wire.data(), 2), grpc::Slice(wire.data() + 2, 1000),
+                           grpc::Slice(wire.data() + 1002, wire.size() - 1002)};
+  grpc::ByteBuffer message(slices, 3);
+  std::string out(payload.size(), '\0');
+  std::optional<uint64_t> size = CopyChunk(message, neurond::v1::WriteRequest::kDataFieldNumber,
+                                           reinterpret_cast<uint8_t*>(out.data()), out.size());
+  ASSERT_TRUE(size.has_value());
+  EXPECT_EQ(*size, payload.size());
+  EXPECT_EQ(out, payload);
+  // Too large for the room: the size, nothing copied.
+  std::string small(10, 'z');
+  size = CopyChunk(message, neurond::v1::WriteRequest::kDataFieldNumber,
+                   reinterpret_cast<uint8_t*>(small.data()), small.size());
+  ASSERT_TRUE(size.has_value());
+  EXPECT_EQ(*size, payload.size());
+  EXPECT_EQ(small, std::string(10, 'z'));
+  // A header, a message with another field too, a truncated one: not a data chunk.
+  neurond::v1::WriteRequest header;
+  header.mutable_header()->set_size(5);
+  neurond::v1::ReadResponse two_fields;
+  two_fields.set_data("abc");
+  two_fields.mutable_status()->set_code(2);
+  for (const std::string& bytes : {header.SerializeAsString(), two_fields.SerializeAsString(),
+                                   wire.substr(0, wire.size() - 1)}) {
+    grpc::Slice slice(bytes.data(), bytes.size());
+    grpc::ByteBuffer other(&slice, 1);
+    EXPECT_FALSE(CopyChunk(other, neurond::v1::WriteRequest::kDataFieldNumber,
+                           reinterpret_cast<uint8_t*>(out.data()), out.size())
+                     .has_value());
+  }
+}
+
 }  // namespace
 }  // namespace trnsim::driver::remote

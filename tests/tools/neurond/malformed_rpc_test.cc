@@ -108,6 +108,24 @@ std::vector<RpcCall> EveryRpcButHello() {
          }
          return reader->Finish();
        }},
+      {"WriteShared",
+       [](Stub& stub, Context* context) {
+         v1::SharedTransferRequest request;
+         request.set_region(1);
+         request.set_handle(1);
+         request.set_size(4);
+         v1::SharedTransferResponse response;
+         return stub.WriteShared(context, request, &response);
+       }},
+      {"ReadShared",
+       [](Stub& stub, Context* context) {
+         v1::SharedTransferRequest request;
+         request.set_region(1);
+         request.set_handle(1);
+         request.set_size(4);
+         v1::SharedTransferResponse response;
+         return stub.ReadShared(context, request, &response);
+       }},
       {"Copy",
        [](Stub& stub, Context* context) {
          v1::CopyRequest request;

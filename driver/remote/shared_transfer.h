@@ -1,0 +1,69 @@
+// SharedTransfer: Device::Write and Device::Read of the remote back end through a registered
+// SharedRegion (shared_region.h) instead of a chunked gRPC stream — the shared-memory data
+// plane of a client on the daemon's host (docs/architecture.md, "Daemon data plane").
+//
+// The region is split into four slots. A transfer is cut into pieces of one slot each; each
+// piece is one WriteShared or ReadShared RPC (gRPC carries only the request and the status)
+// naming the slot and the device range, and up to four are in flight at once (gRPC's callback
+// API), so the client's copy between the caller's buffer and one slot overlaps the daemon's
+// copies between the other slots and device memory. A transfer of one piece is one blocking
+// call. A Write copies a piece into its slot before its RPC is sent; a Read copies a piece out
+// of its slot after its RPC has answered. A slot is reused only after its previous RPC answered.
+// A refusal of any piece (the daemon's NrtStatus, or a transport failure through
+// `transport_error`) stops the transfer after the pieces in flight have answered, and is
+// returned; like a refused stream, it leaves the device range's contents unspecified.
+//
+// Thread safety: one transfer at a time per object; TryLock lets the remote back end fall back
+// to the stream for a transfer that finds the region busy.
+#pragma once
+
+#include <grpcpp/grpcpp.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+
+#include "common/status_or.h"
+#include "driver/device.h"
+#include "driver/remote/shared_region.h"
+#include "proto/neurond.grpc.pb.h"
+
+namespace trnsim::driver::remote {
+
+// How the remote back end makes each RPC of a transfer: `prepare` sets the deadline and the
+// session key of a context; `transport_error` words a failed RPC's gRPC status.
+struct SharedCallHooks {
+  std::function<void(grpc::ClientContext*)> prepare;
+  std::function<Status(const char* rpc, const grpc::Status&)> transport_error;
+};
+
+class SharedTransfer {
+ public:
+  SharedTransfer(std::unique_ptr<SharedRegion> region, uint64_t region_id,
+                 neurond::v1::Neurond::Stub* stub)
+      : region_(std::move(region)), region_id_(region_id), stub_(stub) {}
+
+  std::unique_lock<std::mutex> TryLock() {
+    return std::unique_lock<std::mutex>(mutex_, std::try_to_lock);
+  }
+
+  // The caller holds TryLock's lock. `src` / `dst` may be null only when size is 0.
+  Status Write(MemoryHandle handle, uint64_t offset, const void* src, uint64_t size,
+               const SharedCallHooks& hooks);
+  Status Read(MemoryHandle handle, uint64_t offset, void* dst, uint64_t size,
+              const SharedCallHooks& hooks);
+
+  uint64_t region_bytes() const { return region_->size(); }
+
+ private:
+  Status Run(bool write, MemoryHandle handle, uint64_t offset, uint8_t* host, uint64_t size,
+             const SharedCallHooks& hooks);
+
+  std::mutex mutex_;
+  const std::unique_ptr<SharedRegion> region_;
+  const uint64_t region_id_;
+  neurond::v1::Neurond::Stub* const stub_;
+};
+
+}  // namespace trnsim::driver::remote
