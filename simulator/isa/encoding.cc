@@ -1,9 +1,12 @@
 #include "simulator/isa/encoding.h"
 
+#include <zlib.h>
+
 #include <algorithm>
 #include <array>
 #include <bit>
 #include <cstring>
+#include <limits>
 #include <string>
 
 #include "simulator/isa/byte_io.h"
@@ -15,16 +18,6 @@ using internal::ByteReader;
 using internal::ByteWriter;
 
 constexpr size_t kCrcOffset = 20;  // u32 in the stream header
-
-std::array<uint32_t, 256> MakeCrcTable() {
-  std::array<uint32_t, 256> table{};
-  for (uint32_t i = 0; i < 256; ++i) {
-    uint32_t c = i;
-    for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-    table[i] = c;
-  }
-  return table;
-}
 
 uint8_t OperandMask(const Instruction& inst) {
   uint8_t mask = 0;
@@ -88,10 +81,18 @@ std::string Hex(uint32_t v) {
 }  // namespace
 
 uint32_t Crc32(std::span<const uint8_t> bytes, uint32_t crc) {
-  static const std::array<uint32_t, 256> kTable = MakeCrcTable();
-  crc = ~crc;
-  for (uint8_t b : bytes) crc = kTable[(crc ^ b) & 0xFF] ^ (crc >> 8);
-  return ~crc;
+  // zlib's crc32 is this CRC (docs/isa.md §5.1), table-driven several bytes at a time; it
+  // takes at most UINT_MAX bytes per call.
+  const uint8_t* data = bytes.data();
+  size_t left = bytes.size();
+  uLong value = crc;
+  while (left > 0) {
+    const uInt chunk = static_cast<uInt>(std::min<size_t>(left, std::numeric_limits<uInt>::max()));
+    value = crc32(value, data, chunk);
+    data += chunk;
+    left -= chunk;
+  }
+  return static_cast<uint32_t>(value);
 }
 
 bool HasStreamMagic(std::span<const uint8_t> bytes) {
