@@ -136,6 +136,8 @@ class Model final : public ScratchpadUser {
   SubgraphTarget SubgraphWhere(size_t subgraph) const;  // where subgraph k's memory goes
   Status Place();
   Status LoadPrograms();
+  // Places subgraph `subgraph`'s code and loads `image` on the device (part of LoadPrograms).
+  Status LoadProgram(size_t subgraph, const driver::ProgramImage& image, driver::ModelOwner& owner);
 
   neff::Neff neff_;
   LoadTarget target_;

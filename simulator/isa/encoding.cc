@@ -250,7 +250,10 @@ StatusOr<std::vector<uint8_t>> EncodeStream(Engine engine,
   return out;
 }
 
-StatusOr<Program> DecodeStream(std::span<const uint8_t> bytes, const IsaLimits& limits) {
+namespace {
+
+// The stream's header, CRC and records, without ISA validation.
+StatusOr<Program> DecodeRecords(std::span<const uint8_t> bytes, const IsaLimits& limits) {
   if (!HasStreamMagic(bytes)) {
     return Invalid(
         "no \"TRNSIMIS\" magic: not an engine stream in trnsim's encoding "
@@ -307,8 +310,20 @@ StatusOr<Program> DecodeStream(std::span<const uint8_t> bytes, const IsaLimits& 
   if (!rest.empty()) {
     return Invalid(std::to_string(rest.size()) + " bytes after the last instruction");
   }
-  TRNSIM_RETURN_IF_ERROR(ValidateProgram(program.engine, program.instructions, limits));
   return program;
+}
+
+}  // namespace
+
+StatusOr<ValidatedProgram> DecodeValidatedStream(std::span<const uint8_t> bytes,
+                                                 const IsaLimits& limits) {
+  TRNSIM_ASSIGN_OR_RETURN(Program program, DecodeRecords(bytes, limits));
+  return ValidatedProgram::Validate(std::move(program), limits);
+}
+
+StatusOr<Program> DecodeStream(std::span<const uint8_t> bytes, const IsaLimits& limits) {
+  TRNSIM_ASSIGN_OR_RETURN(ValidatedProgram program, DecodeValidatedStream(bytes, limits));
+  return std::move(program).Release();
 }
 
 }  // namespace trnsim::isa
