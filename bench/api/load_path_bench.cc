@@ -7,7 +7,9 @@
 //                      Counters: load_s, execute_s (host seconds of each call) and
 //                      peak_rss_growth_MB (VmHWM after the first execute minus VmRSS before
 //                      the load; the peak is reset with /proc/self/clear_refs first),
-//                      load_peak_MB (the same, read right after nrt_load).
+//                      load_peak_MB (the same, read right after nrt_load) and
+//                      held_after_load_MB (VmRSS right after nrt_load minus VmRSS before it:
+//                      what the loaded model keeps).
 //   MemcpyStreams/<n>  the floor of any load: one memcpy of the NEFF's instruction-stream bytes
 //                      (uncompressed) into a fresh buffer.
 // The summary prints both in seconds and their ratio. Each iteration is one whole cycle; run
@@ -116,7 +118,7 @@ void BM_LoadExecute(benchmark::State& state) {
   InitRuntime();
   const int n = static_cast<int>(state.range(0));
   const BigNeff& neff = TheNeff(n);
-  double load_s = 0, execute_s = 0, growth_mb = 0, load_growth_mb = 0;
+  double load_s = 0, execute_s = 0, growth_mb = 0, load_growth_mb = 0, held_mb = 0;
   for (auto _ : state) {
     const uint64_t rss_before_kb = StatusKb("VmRSS");
     if (!ResetPeakRss()) {
@@ -128,6 +130,7 @@ void BM_LoadExecute(benchmark::State& state) {
     Check(nrt_load(neff.bytes.data(), neff.bytes.size(), 0, 1, &model), "nrt_load");
     load_s += SecondsSince(start);
     load_growth_mb += static_cast<double>(StatusKb("VmHWM") - rss_before_kb) / 1024.0;
+    held_mb += (static_cast<double>(StatusKb("VmRSS")) - static_cast<double>(rss_before_kb)) / 1024;
     nrt_tensor_t* out = nullptr;
     nrt_tensor_set_t* inputs = nullptr;
     nrt_tensor_set_t* outputs = nullptr;
@@ -155,6 +158,7 @@ void BM_LoadExecute(benchmark::State& state) {
   state.counters["execute_s"] = execute_s / iterations;
   state.counters["peak_rss_growth_MB"] = growth_mb / iterations;
   state.counters["load_peak_MB"] = load_growth_mb / iterations;
+  state.counters["held_after_load_MB"] = held_mb / iterations;
   state.counters["stream_MB"] = static_cast<double>(neff.stream_bytes) / (1 << 20);
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
 }

@@ -132,8 +132,9 @@ Status Model::LoadPrograms() {
   for (size_t k = 0; k < neff_.subgraphs.size(); ++k) {
     neff::Subgraph& subgraph = neff_.subgraphs[k];
     // Each engine's stream (the last entry of an engine, as EnginePrograms decoded it) moves
-    // into the image and back afterwards: a big program's bytes are not copied. The decoded
-    // programs go with them, so an in-process device does not decode them again.
+    // into the image, not copied, and is dropped with it once loaded (model.h: the code lives
+    // in HBM). The decoded programs go with them, so an in-process device does not decode them
+    // again.
     std::array<neff::EngineProgram*, isa::kEngineCount> source{};
     for (neff::EngineProgram& engine : subgraph.engines) {
       source[static_cast<size_t>(engine.engine)] = &engine;
@@ -145,11 +146,7 @@ Status Model::LoadPrograms() {
       image.decoded[e] = programs_.validated(k, isa::Engine(e));
     }
     image.descriptors = dma_tables_[k];
-    Status loaded = LoadProgram(k, image, owner);
-    for (size_t e = 0; e < source.size(); ++e) {
-      if (source[e] != nullptr) source[e]->instructions = std::move(image.streams[e]);
-    }
-    TRNSIM_RETURN_IF_ERROR(loaded);
+    TRNSIM_RETURN_IF_ERROR(LoadProgram(k, image, owner));
   }
   return Status::Ok();
 }
