@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "simulator/core/trace.h"
 #include "simulator/dma/descriptor.h"
 #include "simulator/isa/engine.h"
+#include "simulator/isa/validated_program.h"
 
 namespace trnsim::driver {
 
@@ -34,6 +36,13 @@ struct ProgramImage {
   // when the engine has no stream. The device decodes and validates it for its chip.
   std::array<std::vector<uint8_t>, isa::kEngineCount> streams;
   simulator::dma::DescriptorTable descriptors;  // for dma_trigger
+  // Optional, in-process only: per engine, `streams[e]` already decoded and validated by the
+  // caller (the runtime's load does it once, isa::DecodeValidatedStream). The sim back end
+  // keeps these instead of decoding the streams a second time when they were validated against
+  // its chip's limits, sharing them with the caller (held once); it decodes any engine left
+  // null. They must be the decoding of `streams` — the caller's promise, as for any in-process
+  // pointer. The remote back end ignores them: only the stream bytes cross the wire.
+  std::array<std::shared_ptr<const isa::ValidatedProgram>, isa::kEngineCount> decoded;
 };
 
 // An HBM variable (NEFF var_id) bound to `size` bytes at `offset` of device memory `memory`

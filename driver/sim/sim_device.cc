@@ -265,15 +265,20 @@ StatusOr<ProgramHandle> SimDevice::LoadProgram(const ProgramImage& image, const 
     const std::vector<uint8_t>& stream = image.streams[e];
     if (stream.empty()) continue;
     std::string where = "engine " + std::string(isa::EngineName(isa::Engine(e))) + ": ";
-    StatusOr<isa::Program> program = isa::DecodeStream(stream, limits);
-    if (!program.ok()) {
-      return Status(program.status().code(), where + program.status().message());
+    std::shared_ptr<const isa::ValidatedProgram> program = image.decoded[e];
+    if (program == nullptr || program->limits() != limits) {
+      // Not decoded by the caller, or validated for another chip: decode and validate here.
+      StatusOr<isa::ValidatedProgram> decoded = isa::DecodeValidatedStream(stream, limits);
+      if (!decoded.ok()) {
+        return Status(decoded.status().code(), where + decoded.status().message());
+      }
+      program = std::make_shared<const isa::ValidatedProgram>(std::move(decoded).value());
     }
-    if (program->engine != isa::Engine(e)) {
+    if (program->engine() != isa::Engine(e)) {
       return InvalidError(where + "the stream is encoded for engine '" +
-                          std::string(isa::EngineName(program->engine)) + "'");
+                          std::string(isa::EngineName(program->engine())) + "'");
     }
-    loaded->programs[e] = std::move(*program);
+    loaded->programs[e] = std::move(program);
   }
   TRNSIM_RETURN_IF_ERROR(CheckDescriptors(image.descriptors, limits));
   loaded->descriptors = image.descriptors;

@@ -61,6 +61,7 @@
 #include "simulator/collective/point_to_point.h"
 #include "simulator/instance.h"
 #include "simulator/isa/instruction.h"
+#include "simulator/isa/validated_program.h"
 #include "simulator/reference/interpreter.h"
 
 namespace trnsim::driver::sim {
@@ -110,7 +111,8 @@ class SimDevice final : public Device {
 
  private:
   struct LoadedProgram {
-    std::array<std::optional<isa::Program>, isa::kEngineCount> programs;
+    // Validated at load (ProgramImage::decoded, or decoded here); null: the engine is idle.
+    std::array<std::shared_ptr<const isa::ValidatedProgram>, isa::kEngineCount> programs;
     simulator::dma::DescriptorTable descriptors;
     std::string model_name;  // ModelOwner::name, for fault injection's model= globs
   };

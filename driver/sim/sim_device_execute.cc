@@ -169,7 +169,7 @@ StatusOr<ExecutionResult> SimDevice::Execute(std::span<const CoreExecution> core
       simulator::core::CoreRun run;
       run.core = c.physical_core;
       for (int e = 0; e < isa::kEngineCount; ++e) {
-        run.programs[e] = loaded.programs[e] ? &*loaded.programs[e] : nullptr;
+        run.validated[e] = loaded.programs[e].get();  // validated at load: not again here
       }
       run.descriptors = &loaded.descriptors;
       run.hbm = view.get();

@@ -33,16 +33,18 @@ StatusOr<EnginePrograms> EnginePrograms::Decode(const neff::Neff& neff,
       std::string where = subgraph.name + " engine " +
                           std::string(isa::EngineFileStem(engine.engine)) + " (" +
                           engine.instr_file + "): ";
-      StatusOr<isa::Program> program = isa::DecodeStream(engine.instructions, limits);
+      StatusOr<isa::ValidatedProgram> program =
+          isa::DecodeValidatedStream(engine.instructions, limits);
       if (!program.ok()) {
         return Status(program.status().code(), where + program.status().message());
       }
-      if (program->engine != engine.engine) {
+      if (program->engine() != engine.engine) {
         return InvalidError(where + "the stream is encoded for engine '" +
-                            std::string(isa::EngineName(program->engine)) + "'");
+                            std::string(isa::EngineName(program->engine())) + "'");
       }
-      for (size_t i = 0; i < program->instructions.size(); ++i) {
-        const isa::Instruction& inst = program->instructions[i];
+      const std::vector<isa::Instruction>& instructions = program->program().instructions;
+      for (size_t i = 0; i < instructions.size(); ++i) {
+        const isa::Instruction& inst = instructions[i];
         out.has_collectives_ |= inst.opcode == isa::Opcode::kCollective;
         if (inst.opcode == isa::Opcode::kDebugPrint &&
             inst.index >= subgraph.debug_prefixes.size()) {
@@ -53,16 +55,22 @@ StatusOr<EnginePrograms> EnginePrograms::Decode(const neff::Neff& neff,
                               " debug prefixes (def.json debug_prefixes)");
         }
       }
-      out.programs_[k][static_cast<size_t>(engine.engine)] = std::move(*program);
+      out.programs_[k][static_cast<size_t>(engine.engine)] =
+          std::make_shared<const isa::ValidatedProgram>(std::move(program).value());
     }
   }
   return out;
 }
 
 const isa::Program* EnginePrograms::program(size_t subgraph, isa::Engine engine) const {
+  std::shared_ptr<const isa::ValidatedProgram> slot = validated(subgraph, engine);
+  return slot ? &slot->program() : nullptr;
+}
+
+std::shared_ptr<const isa::ValidatedProgram> EnginePrograms::validated(size_t subgraph,
+                                                                       isa::Engine engine) const {
   if (subgraph >= programs_.size()) return nullptr;
-  const std::optional<isa::Program>& slot = programs_[subgraph][static_cast<size_t>(engine)];
-  return slot ? &*slot : nullptr;
+  return programs_[subgraph][static_cast<size_t>(engine)];
 }
 
 }  // namespace trnsim::runtime::model

@@ -2,10 +2,12 @@
 //
 // Every non-empty stream (EngineProgram::instructions) of every subgraph is looked at:
 //  - all of them start with trnsim's stream magic (isa::HasStreamMagic): each is decoded and
-//    validated against the chip's limits (isa::DecodeStream), and the decoded programs are kept
-//    for the chip model; a failure — including a stream encoded for another engine than the
-//    one whose file holds it — is NRT_INVALID naming the subgraph, the engine and (in the
-//    decoder's message) the instruction;
+//    validated against the chip's limits, once (isa::DecodeValidatedStream), and the decoded
+//    programs are kept for the chip model — the Model hands them to the device with the
+//    streams (driver::ProgramImage::decoded), so in-process the device shares them instead of
+//    decoding again and they are held once; a failure — including a stream encoded for another
+//    engine than the one whose file holds it — is NRT_INVALID naming the subgraph, the engine and
+//    (in the decoder's message) the instruction;
 //  - any of them does not: the NEFF's streams are in another encoding (AWS's compiler writes
 //    its private one), so the model is *foreign* — it loads and reports its tensors, but cannot
 //    be executed (docs/decisions.md, "Models"). A NEFF mixing the two is foreign too: trnsim
@@ -16,7 +18,7 @@
 #pragma once
 
 #include <array>
-#include <optional>
+#include <memory>
 #include <vector>
 
 #include "common/status_or.h"
@@ -28,7 +30,7 @@ namespace trnsim::runtime::model {
 
 class EnginePrograms {
  public:
-  using PerEngine = std::array<std::optional<isa::Program>, isa::kEngineCount>;
+  using PerEngine = std::array<std::shared_ptr<const isa::ValidatedProgram>, isa::kEngineCount>;
 
   static StatusOr<EnginePrograms> Decode(const neff::Neff& neff, const simulator::ChipSpec& chip);
 
@@ -36,6 +38,8 @@ class EnginePrograms {
   // The decoded program of `engine` in subgraph `subgraph`; nullptr when the engine has no
   // stream or the model is foreign.
   const isa::Program* program(size_t subgraph, isa::Engine engine) const;
+  // The same, as the validated program to share (null when program() is).
+  std::shared_ptr<const isa::ValidatedProgram> validated(size_t subgraph, isa::Engine engine) const;
   size_t stream_count() const { return stream_count_; }
   // True when some decoded stream holds a `collective` instruction (docs/isa.md §7.8): the
   // model must be loaded as a rank (nrt_load_collectives).

@@ -130,23 +130,40 @@ Status Model::LoadPrograms() {
   owner.name = neff_.header.name;
   owner.uuid = UuidHex(neff_.header.uuid);
   for (size_t k = 0; k < neff_.subgraphs.size(); ++k) {
-    const neff::Subgraph& subgraph = neff_.subgraphs[k];
+    neff::Subgraph& subgraph = neff_.subgraphs[k];
+    // Each engine's stream (the last entry of an engine, as EnginePrograms decoded it) moves
+    // into the image, not copied, and is dropped with it once loaded (model.h: the code lives
+    // in HBM). The decoded programs go with them, so an in-process device does not decode them
+    // again.
+    std::array<neff::EngineProgram*, isa::kEngineCount> source{};
+    for (neff::EngineProgram& engine : subgraph.engines) {
+      source[static_cast<size_t>(engine.engine)] = &engine;
+    }
     driver::ProgramImage image;
-    for (const neff::EngineProgram& engine : subgraph.engines) {
-      image.streams[static_cast<size_t>(engine.engine)] = engine.instructions;
+    for (size_t e = 0; e < source.size(); ++e) {
+      if (source[e] == nullptr) continue;
+      image.streams[e] = std::move(source[e]->instructions);
+      image.decoded[e] = programs_.validated(k, isa::Engine(e));
     }
     image.descriptors = dma_tables_[k];
-    // The code goes in HBM before the device gets the program, as the hardware needs it there.
-    TRNSIM_ASSIGN_OR_RETURN(std::unique_ptr<DeviceStorage> code,
-                            PlaceCode(image, subgraph.name, SubgraphWhere(k)));
-    code_.push_back(std::move(code));
-    owner.physical_core = SubgraphWhere(k).physical_core;
-    StatusOr<driver::ProgramHandle> handle = target_.device->LoadProgram(image, owner);
-    if (!handle.ok()) {
-      return Status(handle.status().code(), subgraph.name + ": " + handle.status().message());
-    }
-    program_handles_.push_back(*handle);
+    TRNSIM_RETURN_IF_ERROR(LoadProgram(k, image, owner));
   }
+  return Status::Ok();
+}
+
+Status Model::LoadProgram(size_t subgraph, const driver::ProgramImage& image,
+                          driver::ModelOwner& owner) {
+  const std::string& name = neff_.subgraphs[subgraph].name;
+  // The code goes in HBM before the device gets the program, as the hardware needs it there.
+  TRNSIM_ASSIGN_OR_RETURN(std::unique_ptr<DeviceStorage> code,
+                          PlaceCode(image, name, SubgraphWhere(subgraph)));
+  code_.push_back(std::move(code));
+  owner.physical_core = SubgraphWhere(subgraph).physical_core;
+  StatusOr<driver::ProgramHandle> handle = target_.device->LoadProgram(image, owner);
+  if (!handle.ok()) {
+    return Status(handle.status().code(), name + ": " + handle.status().message());
+  }
+  program_handles_.push_back(*handle);
   return Status::Ok();
 }
 

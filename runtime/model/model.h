@@ -27,11 +27,12 @@
 // foreign model loads no program and gets no code allocation.
 //
 // A Model keeps its Neff (the execution milestone reads its DMA descriptors and queue sets),
-// minus the constant files, which live in HBM once written, and one dma::DescriptorTable per
-// subgraph (BuildDescriptorTable, dma_table.h), built before anything is allocated: a
-// descriptor that cannot be translated fails the load with NRT_INVALID naming subgraph, engine
-// and descriptor. A foreign model is never executed, so its tables are left empty (its
-// descriptors are not translated and cannot fail its load).
+// minus the constant files and, once its programs are loaded, the engine streams' bytes (both
+// live in HBM once written: a big program's stream is not held twice on the host), and one
+// dma::DescriptorTable per subgraph (BuildDescriptorTable, dma_table.h), built before anything is
+// allocated: a descriptor that cannot be translated fails the load with NRT_INVALID naming
+// subgraph, engine and descriptor. A foreign model is never executed, so its tables are left empty
+// (its descriptors are not translated and cannot fail its load).
 //
 // Thread safety: none; the Runtime serialises loads, unloads and queries of a model.
 #pragma once
@@ -136,6 +137,8 @@ class Model final : public ScratchpadUser {
   SubgraphTarget SubgraphWhere(size_t subgraph) const;  // where subgraph k's memory goes
   Status Place();
   Status LoadPrograms();
+  // Places subgraph `subgraph`'s code and loads `image` on the device (part of LoadPrograms).
+  Status LoadProgram(size_t subgraph, const driver::ProgramImage& image, driver::ModelOwner& owner);
 
   neff::Neff neff_;
   LoadTarget target_;

@@ -41,8 +41,8 @@ CoreModel::CoreModel(Scheduler& scheduler, const ChipSpec& chip, DmaFabric& fabr
       pe_(chip.cost) {
   for (int e = 0; e < isa::kEngineCount; ++e) {
     engines_[e].kind = isa::Engine(e);
-    engines_[e].program = run.programs[e];
-    engines_[e].ended = run.programs[e] == nullptr;
+    engines_[e].program = run.program(e);
+    engines_[e].ended = engines_[e].program == nullptr;
   }
 }
 

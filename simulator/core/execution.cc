@@ -37,12 +37,24 @@ Status CheckRuns(const ChipSpec& chip, std::span<const CoreRun> runs,
         r.state->limits.psum_bytes_per_partition != limits.psum_bytes_per_partition)
       return InvalidError("core " + std::to_string(r.core) + "'s state was made for another chip");
     for (int e = 0; e < isa::kEngineCount; ++e) {
-      const isa::Program* p = r.programs[e];
+      const isa::Program* p = r.program(e);
       if (p == nullptr) continue;
       if (p->engine != isa::Engine(e))
         return InvalidError("core " + std::to_string(r.core) + ": the " +
                             std::string(isa::EngineName(isa::Engine(e))) +
                             " slot holds a program for " + std::string(isa::EngineName(p->engine)));
+      if (r.validated[e] != nullptr) {
+        // Validated at load: nothing to redo unless it was validated for another chip.
+        if (r.programs[e] != nullptr)
+          return InvalidError("core " + std::to_string(r.core) + ": the " +
+                              std::string(isa::EngineName(isa::Engine(e))) +
+                              " engine is given two programs");
+        if (r.validated[e]->limits() != limits)
+          return InvalidError("core " + std::to_string(r.core) + ": the " +
+                              std::string(isa::EngineName(isa::Engine(e))) +
+                              " program was validated for another chip's limits");
+        continue;
+      }
       if (options.validate) {
         Status st = isa::ValidateProgram(p->engine, p->instructions, limits);
         if (!st.ok())

@@ -40,6 +40,7 @@
 #include "simulator/dma/descriptor.h"
 #include "simulator/isa/engine.h"
 #include "simulator/isa/instruction.h"
+#include "simulator/isa/validated_program.h"
 #include "simulator/reference/interpreter.h"
 #include "simulator/sched/sim_time.h"
 #include "simulator/spec/chip_spec.h"
@@ -47,12 +48,24 @@
 namespace trnsim::simulator::core {
 
 // What one physical core runs. Pointers must outlive Execute.
+//
+// An engine's program comes from one of two slots, never both: `validated` holds a program that
+// was validated when it was loaded (isa::ValidatedProgram: the sim device's, decoded from a
+// NEFF), which Execute does not validate again — it only checks that it was validated against
+// this chip's limits; `programs` holds any other program (tests, tools, the golden model),
+// which Execute validates first unless ExecuteOptions::validate is false.
 struct CoreRun {
   int core = 0;  // chip-local physical core index (decides the HBM stack it shares)
   std::array<const isa::Program*, isa::kEngineCount> programs{};  // nullptr: engine idle
+  std::array<const isa::ValidatedProgram*, isa::kEngineCount> validated{};  // nullptr: none
   const dma::DescriptorTable* descriptors = nullptr;              // for dma_trigger; may be null
   reference::CoreState* state = nullptr;  // SBUF/PSUM/semaphores, kept across executions
   reference::HbmView* hbm = nullptr;      // the core's view of HBM variables
+
+  // Engine `e`'s program from either slot; nullptr when the engine is idle.
+  const isa::Program* program(int e) const {
+    return validated[e] != nullptr ? &validated[e]->program() : programs[e];
+  }
 };
 
 // The scheduler-event budget of one execution (ExecuteOptions::max_events), the deterministic
@@ -70,7 +83,7 @@ struct ExecuteOptions {
   uint64_t max_events = kDefaultMaxEvents;  // scheduler events before NRT_TIMEOUT
   // Host time before NRT_TIMEOUT (NEURON_RT_EXEC_TIMEOUT); zero: unlimited.
   std::chrono::milliseconds host_timeout{0};
-  bool validate = true;  // isa::ValidateProgram each program first
+  bool validate = true;  // isa::ValidateProgram each CoreRun::programs entry first
   // When set and it becomes true (from another thread), the execution stops: NRT_FAILURE.
   const std::atomic<bool>* cancel = nullptr;
   // When set, every instruction, DMA transfer and semaphore/event update is recorded into it

@@ -1,9 +1,12 @@
 #include "simulator/isa/encoding.h"
 
+#include <zlib.h>
+
 #include <algorithm>
 #include <array>
 #include <bit>
 #include <cstring>
+#include <limits>
 #include <string>
 
 #include "simulator/isa/byte_io.h"
@@ -15,16 +18,6 @@ using internal::ByteReader;
 using internal::ByteWriter;
 
 constexpr size_t kCrcOffset = 20;  // u32 in the stream header
-
-std::array<uint32_t, 256> MakeCrcTable() {
-  std::array<uint32_t, 256> table{};
-  for (uint32_t i = 0; i < 256; ++i) {
-    uint32_t c = i;
-    for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-    table[i] = c;
-  }
-  return table;
-}
 
 uint8_t OperandMask(const Instruction& inst) {
   uint8_t mask = 0;
@@ -88,10 +81,18 @@ std::string Hex(uint32_t v) {
 }  // namespace
 
 uint32_t Crc32(std::span<const uint8_t> bytes, uint32_t crc) {
-  static const std::array<uint32_t, 256> kTable = MakeCrcTable();
-  crc = ~crc;
-  for (uint8_t b : bytes) crc = kTable[(crc ^ b) & 0xFF] ^ (crc >> 8);
-  return ~crc;
+  // zlib's crc32 is this CRC (docs/isa.md §5.1), table-driven several bytes at a time; it
+  // takes at most UINT_MAX bytes per call.
+  const uint8_t* data = bytes.data();
+  size_t left = bytes.size();
+  uLong value = crc;
+  while (left > 0) {
+    const uInt chunk = static_cast<uInt>(std::min<size_t>(left, std::numeric_limits<uInt>::max()));
+    value = crc32(value, data, chunk);
+    data += chunk;
+    left -= chunk;
+  }
+  return static_cast<uint32_t>(value);
 }
 
 bool HasStreamMagic(std::span<const uint8_t> bytes) {
@@ -249,7 +250,10 @@ StatusOr<std::vector<uint8_t>> EncodeStream(Engine engine,
   return out;
 }
 
-StatusOr<Program> DecodeStream(std::span<const uint8_t> bytes, const IsaLimits& limits) {
+namespace {
+
+// The stream's header, CRC and records, without ISA validation.
+StatusOr<Program> DecodeRecords(std::span<const uint8_t> bytes, const IsaLimits& limits) {
   if (!HasStreamMagic(bytes)) {
     return Invalid(
         "no \"TRNSIMIS\" magic: not an engine stream in trnsim's encoding "
@@ -306,8 +310,20 @@ StatusOr<Program> DecodeStream(std::span<const uint8_t> bytes, const IsaLimits& 
   if (!rest.empty()) {
     return Invalid(std::to_string(rest.size()) + " bytes after the last instruction");
   }
-  TRNSIM_RETURN_IF_ERROR(ValidateProgram(program.engine, program.instructions, limits));
   return program;
+}
+
+}  // namespace
+
+StatusOr<ValidatedProgram> DecodeValidatedStream(std::span<const uint8_t> bytes,
+                                                 const IsaLimits& limits) {
+  TRNSIM_ASSIGN_OR_RETURN(Program program, DecodeRecords(bytes, limits));
+  return ValidatedProgram::Validate(std::move(program), limits);
+}
+
+StatusOr<Program> DecodeStream(std::span<const uint8_t> bytes, const IsaLimits& limits) {
+  TRNSIM_ASSIGN_OR_RETURN(ValidatedProgram program, DecodeValidatedStream(bytes, limits));
+  return std::move(program).Release();
 }
 
 }  // namespace trnsim::isa

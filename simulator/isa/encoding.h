@@ -5,7 +5,8 @@
 //
 // Decoding never trusts the bytes: it bounds every length before reading, allocates at most
 // one Instruction per minimum-size record actually present, never loops past the input, and
-// validates every instruction (ValidateProgram) before returning. Any defect is NRT_INVALID.
+// validates every instruction (ValidateProgram) once before returning. Any defect is
+// NRT_INVALID.
 //
 // Including this header gives the whole ISA API: instructions, limits, validation, text form.
 #pragma once
@@ -19,6 +20,7 @@
 #include "simulator/isa/limits.h"
 #include "simulator/isa/text.h"
 #include "simulator/isa/validate.h"
+#include "simulator/isa/validated_program.h"
 
 namespace trnsim::isa {
 
@@ -39,7 +41,11 @@ bool HasStreamMagic(std::span<const uint8_t> bytes);
 StatusOr<std::vector<uint8_t>> EncodeStream(Engine engine,
                                             std::span<const Instruction> instructions,
                                             const IsaLimits& limits);
-// Parses and validates a stream.
+// Parses and validates a stream: the program, marked as validated against `limits` (what a
+// loader keeps, so that execution does not validate it again).
+StatusOr<ValidatedProgram> DecodeValidatedStream(std::span<const uint8_t> bytes,
+                                                 const IsaLimits& limits);
+// The same, as a plain Program (tools, tests).
 StatusOr<Program> DecodeStream(std::span<const uint8_t> bytes, const IsaLimits& limits);
 
 // One record, for tools that work below the stream level (no validation; `out` is appended to).

@@ -28,6 +28,8 @@ struct IsaLimits {
   uint32_t max8_max_free = 16384;
   uint32_t local_gather_max_indices = 4096;     // per 16-partition group
   uint32_t max_stream_instructions = 1u << 22;  // decode refuses longer streams
+
+  bool operator==(const IsaLimits&) const = default;
 };
 
 IsaLimits LimitsFor(const simulator::ChipSpec& spec);

@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -165,6 +166,34 @@ TEST_P(DeviceExecuteTest, TheDeviceClockAdvancesOnlyByEachCoresExecutions) {
   device_->ReleaseCores(1, 1);
   ASSERT_TRUE(device_->AcquireCores(1, 1).ok());
   EXPECT_EQ(run({CopyOn(program, 1)}).cores[0].device_start_ps, pair_end);
+}
+
+// ProgramImage::decoded (the runtime's decoded programs) changes nothing a client sees: used
+// in-process when validated for this chip, decoded again when validated for another, ignored
+// through the daemon.
+TEST_P(DeviceExecuteTest, AProgramLoadedWithItsDecodedFormRunsAsFromItsBytes) {
+  MakeBuffers();
+  ASSERT_TRUE(device_->AcquireCores(2, 1).ok());
+  std::vector<uint8_t> expected(256, 0);
+  std::copy(source_.begin(), source_.end(), expected.begin() + 64);
+  for (const simulator::ChipSpec* chip :
+       {&simulator::Trainium2Spec(), &simulator::Trainium3Spec()}) {
+    ProgramImage image = SpImage(kCopyProgram);
+    const size_t sp = static_cast<size_t>(isa::Engine::kSp);
+    StatusOr<isa::ValidatedProgram> decoded =
+        isa::DecodeValidatedStream(image.streams[sp], isa::LimitsFor(*chip));
+    ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+    image.decoded[sp] = std::make_shared<const isa::ValidatedProgram>(std::move(decoded).value());
+    StatusOr<ProgramHandle> program = device_->LoadProgram(image);
+    ASSERT_TRUE(program.ok()) << chip->name << ": " << program.status().ToString();
+    std::vector<uint8_t> zeros(256, 0);
+    ASSERT_TRUE(device_->Write(dst_, 0, zeros.data(), zeros.size()).ok());
+    std::vector<CoreExecution> cores = {CopyOn(*program, 2)};
+    StatusOr<ExecutionResult> result = device_->Execute(cores, {});
+    ASSERT_TRUE(result.ok()) << chip->name << ": " << result.status().ToString();
+    EXPECT_EQ(ReadAll(dst_, 0, 256), expected) << chip->name;
+    EXPECT_EQ(result->cores[0].engines[sp].instructions, 2u) << chip->name;
+  }
 }
 
 TEST_P(DeviceExecuteTest, LoadProgramRefusesACorruptStreamNamingTheEngine) {

@@ -6,6 +6,8 @@
 
 #include <cstring>
 #include <random>
+#include <span>
+#include <string>
 
 #include "tests/simulator/isa/samples.h"
 
@@ -28,6 +30,16 @@ void FixCrc(std::vector<uint8_t>& bytes) {
   std::memset(bytes.data() + 20, 0, 4);
   uint32_t crc = Crc32(bytes);
   for (int i = 0; i < 4; ++i) bytes[20 + i] = static_cast<uint8_t>(crc >> (8 * i));
+}
+
+// The stream checksum is the standard CRC-32 (docs/isa.md §5.1): its check value, and
+// chaining over split input as the decoder does (header, then body).
+TEST(EncodingTest, Crc32IsTheStandardCrc) {
+  const std::string check = "123456789";
+  std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(check.data()), check.size());
+  EXPECT_EQ(Crc32(bytes), 0xCBF43926u);
+  EXPECT_EQ(Crc32(bytes.subspan(4), Crc32(bytes.first(4))), 0xCBF43926u);
+  EXPECT_EQ(Crc32({}), 0u);
 }
 
 TEST(EncodingTest, EveryOpcodeRoundTrips) {

@@ -71,7 +71,8 @@ class ModelStatusTest : public testing::RuntimeClientTest {
 };
 
 TEST_F(ModelStatusTest, ModelsMemoryExecutionsAndCoreCountersOfARuntimeClient) {
-  StatusOr<runtime::model::Model*> model = rt().models().Load(MatmulNeff(), 0, -1);
+  const neff::Neff neff = MatmulNeff();
+  StatusOr<runtime::model::Model*> model = rt().models().Load(neff, 0, -1);
   ASSERT_TRUE(model.ok()) << model.status().ToString();
   StatusOr<runtime::ModelInfo> info = rt().models().Info(*model);
   ASSERT_TRUE(info.ok());
@@ -142,7 +143,7 @@ TEST_F(ModelStatusTest, ModelsMemoryExecutionsAndCoreCountersOfARuntimeClient) {
   // Its code (runtime/model/model_code.h), computed from the NEFF: the engine streams plus 16
   // bytes per DMA descriptor, rounded up to the driver's 64-byte granule.
   uint64_t code_bytes = 0;
-  for (const neff::EngineProgram& engine : (*model)->neff().subgraphs.at(0).engines) {
+  for (const neff::EngineProgram& engine : neff.subgraphs.at(0).engines) {
     code_bytes += engine.instructions.size() + 16 * engine.dma.size();
   }
   ASSERT_GT(code_bytes, 0u);
