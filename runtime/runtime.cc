@@ -63,7 +63,9 @@ void Runtime::Close() {
     collectives_.Clear();  // nrta_cc contexts
     tensors_.Clear();      // device memory goes back before the device does
   });
-  if (closed) TRNSIM_LOG(Info, Nrt) << "closed";
+  if (closed) {
+    TRNSIM_LOG(Info, Nrt) << "closed";
+  }
 }
 
 driver::Device* Runtime::device() {
