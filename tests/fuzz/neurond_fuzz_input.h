@@ -51,6 +51,8 @@ enum class Op : uint8_t {
   kHostCollective,
   kPointToPoint,
   kStatus,
+  kWriteShared,  // a shared-memory transfer naming a forged region (the fuzz daemon takes none)
+  kReadShared,
   kCount
 };
 

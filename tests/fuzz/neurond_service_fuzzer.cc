@@ -580,6 +580,24 @@ class Run {
                                 [&](auto* c, auto* r) { return stub().Fill(c, request, r); });
         break;
       }
+      case Op::kWriteShared:
+      case Op::kReadShared: {
+        v1::SharedTransferRequest request;
+        request.set_region(in_.Value());
+        request.set_region_offset(in_.Value());
+        request.set_handle(in_.Handle(memory_));
+        request.set_offset(in_.Value());
+        request.set_size(in_.Value());
+        if (op == Op::kWriteShared)
+          Unary<v1::SharedTransferResponse>("WriteShared", caller, [&](auto* c, auto* r) {
+            return stub().WriteShared(c, request, r);
+          });
+        else
+          Unary<v1::SharedTransferResponse>("ReadShared", caller, [&](auto* c, auto* r) {
+            return stub().ReadShared(c, request, r);
+          });
+        break;
+      }
       case Op::kGetHbmUsage: {
         v1::HbmRef ref;
         ref.set_chip(static_cast<int32_t>(in_.Value()));
