@@ -3,7 +3,8 @@
 //   Execute/0   nrt_execute of matmul_bf16_4096 (C[4096x4096] = A·B, bf16 in, 137 GFLOP) on
 //               logical core 0 of a trn2.3xlarge, inputs uniform in (-1, 1)
 //   Execute/1   the same with every other input element times 2^-64: products of two such are
-//               subnormal in fp32, which x86 multiplies through microcode assists
+//               subnormal in fp32, some below the 2^-149 grid (the PE kernel's rounded form;
+//               before it, x86's microcode assists)
 //   OpenBLAS/0  cblas_sgemm of [4096x4096]·[4096x4096] fp32 on one thread
 // items_per_second = floating-point operations (2·4096³ per product) per host second. The summary
 // prints Execute/OpenBLAS. One iteration each: an execution takes seconds.
