@@ -30,10 +30,22 @@ constexpr int kAvx512Rows = 8, kAvx512Vectors = 2;
 // (`c[..] + sum` when accumulating). `a` is packed [kk][MR], `b` [kk][NR], both zero-padded past
 // the real rows and columns.
 
-template <bool kFused>
+// Rounded steps (PeSum::kRounded): p = a·b is exact (scaled operands); where |p| < `limit` (the
+// scaled image of 2^-127) it is rounded to the scaled 2^-149 grid by adding and subtracting
+// `magic` (1.5 times the scaled 2^-126: its ulp is that grid step, and with |p| below half of it
+// the sum keeps magic's exponent); larger products have no bits below the grid. The AVX kernels
+// use intrinsics: GCC lowers vector-extension float comparisons of 64-byte vectors to scalar code.
+//
+// Every kernel takes the rounded form's constants; the other forms ignore them.
+struct Constants {
+  float magic = 0, limit = 0;
+};
+
+template <PeSum kSum>
 [[gnu::target("avx512f")]] void MicroAvx512(bool accumulate, uint32_t kk_count, const float* a,
-                                            const float* b, size_t ldc, float* c) {
+                                            const float* b, size_t ldc, float* c, Constants k) {
   constexpr int kMr = kAvx512Rows, kNv = kAvx512Vectors, kNr = 16 * kNv;
+  const __m512 cv = _mm512_set1_ps(k.magic), lim = _mm512_set1_ps(k.limit);
   __m512 acc[kMr][kNv];
 #pragma GCC unroll 16
   for (int r = 0; r < kMr; ++r)
@@ -48,10 +60,15 @@ template <bool kFused>
       const __m512 av = _mm512_set1_ps(a[size_t(kk) * kMr + r]);
 #pragma GCC unroll 4
       for (int v = 0; v < kNv; ++v) {
-        if constexpr (kFused)
+        if constexpr (kSum == PeSum::kFused) {
           acc[r][v] = _mm512_fmadd_ps(av, bv[v], acc[r][v]);
-        else
+        } else if constexpr (kSum == PeSum::kMulAdd) {
           acc[r][v] = _mm512_add_ps(acc[r][v], _mm512_mul_ps(av, bv[v]));
+        } else {  // kRounded (see RoundedStep)
+          const __m512 p = _mm512_mul_ps(av, bv[v]);
+          const __mmask16 small = _mm512_cmp_ps_mask(_mm512_abs_ps(p), lim, _CMP_LT_OQ);
+          acc[r][v] = _mm512_add_ps(acc[r][v], _mm512_mask_sub_ps(p, small, _mm512_add_ps(p, cv), cv));
+        }
       }
     }
   }
@@ -66,119 +83,11 @@ template <bool kFused>
   }
 }
 
-template <bool kFused>
+template <PeSum kSum>
 [[gnu::target("avx2,fma")]] void MicroAvx2(bool accumulate, uint32_t kk_count, const float* a,
-                                           const float* b, size_t ldc, float* c) {
-  constexpr int kMr = 6, kNr = 16;
-  __m256 acc[kMr][2];
-#pragma GCC unroll 6
-  for (int r = 0; r < kMr; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
-  for (uint32_t kk = 0; kk < kk_count; ++kk) {
-    const __m256 b0 = _mm256_loadu_ps(b + size_t(kk) * kNr);
-    const __m256 b1 = _mm256_loadu_ps(b + size_t(kk) * kNr + 8);
-#pragma GCC unroll 6
-    for (int r = 0; r < kMr; ++r) {
-      const __m256 av = _mm256_broadcast_ss(a + size_t(kk) * kMr + r);
-      if constexpr (kFused) {
-        acc[r][0] = _mm256_fmadd_ps(av, b0, acc[r][0]);
-        acc[r][1] = _mm256_fmadd_ps(av, b1, acc[r][1]);
-      } else {
-        acc[r][0] = _mm256_add_ps(acc[r][0], _mm256_mul_ps(av, b0));
-        acc[r][1] = _mm256_add_ps(acc[r][1], _mm256_mul_ps(av, b1));
-      }
-    }
-  }
-#pragma GCC unroll 6
-  for (int r = 0; r < kMr; ++r) {
-    float* row = c + r * ldc;
-    if (accumulate) {
-      acc[r][0] = _mm256_add_ps(_mm256_loadu_ps(row), acc[r][0]);
-      acc[r][1] = _mm256_add_ps(_mm256_loadu_ps(row + 8), acc[r][1]);
-    }
-    _mm256_storeu_ps(row, acc[r][0]);
-    _mm256_storeu_ps(row + 8, acc[r][1]);
-  }
-}
-
-// Portable: GCC vector extensions at the build's own width (SSE2 on a default x86-64 build).
-typedef float Vec4 __attribute__((vector_size(16)));
-
-void MicroPortable(bool accumulate, uint32_t kk_count, const float* a, const float* b, size_t ldc,
-                   float* c) {
-  constexpr int kMr = 6, kNv = 2, kNr = 8;
-  Vec4 acc[kMr][kNv];
-#pragma GCC unroll 6
-  for (int r = 0; r < kMr; ++r) acc[r][0] = acc[r][1] = Vec4{};  // +0.0f
-  for (uint32_t kk = 0; kk < kk_count; ++kk) {
-    Vec4 bv[kNv];
-    std::memcpy(&bv, b + size_t(kk) * kNr, sizeof(bv));
-#pragma GCC unroll 6
-    for (int r = 0; r < kMr; ++r) {
-      const float x = a[size_t(kk) * kMr + r];
-      const Vec4 av = {x, x, x, x};
-      acc[r][0] = acc[r][0] + av * bv[0];  // stationary first, as the reference multiplies
-      acc[r][1] = acc[r][1] + av * bv[1];
-    }
-  }
-#pragma GCC unroll 6
-  for (int r = 0; r < kMr; ++r) {
-    if (accumulate) {
-      Vec4 old[kNv];
-      std::memcpy(old, c + r * ldc, sizeof(old));
-      acc[r][0] = old[0] + acc[r][0];
-      acc[r][1] = old[1] + acc[r][1];
-    }
-    std::memcpy(c + r * ldc, acc[r], sizeof(acc[r]));
-  }
-}
-
-// Rounded steps (PeSum::kRounded): p = a·b is exact (scaled operands); where |p| < `limit` (the
-// scaled image of 2^-127) it is rounded to the scaled 2^-149 grid by adding and subtracting
-// `magic` (1.5 times the scaled 2^-126: its ulp is that grid step, and with |p| below half of it
-// the sum keeps magic's exponent); larger products have no bits below the grid. Intrinsics per
-// ISA: GCC lowers vector-extension float comparisons of 64-byte vectors to scalar code.
-
-[[gnu::target("avx512f")]] void RoundedAvx512(bool accumulate, uint32_t kk_count, const float* a,
-                                              const float* b, size_t ldc, float* c, float magic,
-                                              float limit) {
-  constexpr int kMr = kAvx512Rows, kNv = kAvx512Vectors, kNr = 16 * kNv;
-  const __m512 cv = _mm512_set1_ps(magic), lim = _mm512_set1_ps(limit);
-  __m512 acc[kMr][kNv];
-#pragma GCC unroll 16
-  for (int r = 0; r < kMr; ++r)
-#pragma GCC unroll 4
-    for (int v = 0; v < kNv; ++v) acc[r][v] = _mm512_setzero_ps();
-  for (uint32_t kk = 0; kk < kk_count; ++kk) {
-    __m512 bv[kNv];
-#pragma GCC unroll 4
-    for (int v = 0; v < kNv; ++v) bv[v] = _mm512_loadu_ps(b + size_t(kk) * kNr + 16 * v);
-#pragma GCC unroll 16
-    for (int r = 0; r < kMr; ++r) {
-      const __m512 av = _mm512_set1_ps(a[size_t(kk) * kMr + r]);
-#pragma GCC unroll 4
-      for (int v = 0; v < kNv; ++v) {
-        const __m512 p = _mm512_mul_ps(av, bv[v]);
-        const __mmask16 small = _mm512_cmp_ps_mask(_mm512_abs_ps(p), lim, _CMP_LT_OQ);
-        const __m512 q = _mm512_mask_sub_ps(p, small, _mm512_add_ps(p, cv), cv);
-        acc[r][v] = _mm512_add_ps(acc[r][v], q);
-      }
-    }
-  }
-#pragma GCC unroll 16
-  for (int r = 0; r < kMr; ++r)
-#pragma GCC unroll 4
-    for (int v = 0; v < kNv; ++v) {
-      float* at = c + r * ldc + 16 * v;
-      if (accumulate) acc[r][v] = _mm512_add_ps(_mm512_loadu_ps(at), acc[r][v]);
-      _mm512_storeu_ps(at, acc[r][v]);
-    }
-}
-
-[[gnu::target("avx2,fma")]] void RoundedAvx2(bool accumulate, uint32_t kk_count, const float* a,
-                                             const float* b, size_t ldc, float* c, float magic,
-                                             float limit) {
+                                           const float* b, size_t ldc, float* c, Constants k) {
   constexpr int kMr = 6, kNv = 2, kNr = 16;
-  const __m256 cv = _mm256_set1_ps(magic), lim = _mm256_set1_ps(limit);
+  const __m256 cv = _mm256_set1_ps(k.magic), lim = _mm256_set1_ps(k.limit);
   const __m256 abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
   __m256 acc[kMr][kNv];
 #pragma GCC unroll 6
@@ -191,10 +100,16 @@ void MicroPortable(bool accumulate, uint32_t kk_count, const float* a, const flo
       const __m256 av = _mm256_broadcast_ss(a + size_t(kk) * kMr + r);
 #pragma GCC unroll 2
       for (int v = 0; v < kNv; ++v) {
-        const __m256 p = _mm256_mul_ps(av, bv[v]);
-        const __m256 small = _mm256_cmp_ps(_mm256_and_ps(p, abs_mask), lim, _CMP_LT_OQ);
-        const __m256 rounded = _mm256_sub_ps(_mm256_add_ps(p, cv), cv);
-        acc[r][v] = _mm256_add_ps(acc[r][v], _mm256_blendv_ps(p, rounded, small));
+        if constexpr (kSum == PeSum::kFused) {
+          acc[r][v] = _mm256_fmadd_ps(av, bv[v], acc[r][v]);
+        } else if constexpr (kSum == PeSum::kMulAdd) {
+          acc[r][v] = _mm256_add_ps(acc[r][v], _mm256_mul_ps(av, bv[v]));
+        } else {  // kRounded
+          const __m256 p = _mm256_mul_ps(av, bv[v]);
+          const __m256 small = _mm256_cmp_ps(_mm256_and_ps(p, abs_mask), lim, _CMP_LT_OQ);
+          const __m256 rounded = _mm256_sub_ps(_mm256_add_ps(p, cv), cv);
+          acc[r][v] = _mm256_add_ps(acc[r][v], _mm256_blendv_ps(p, rounded, small));
+        }
       }
     }
   }
@@ -208,12 +123,17 @@ void MicroPortable(bool accumulate, uint32_t kk_count, const float* a, const flo
     }
 }
 
-// Portable: SSE2-width vector extensions, whose comparisons GCC keeps in vector registers.
-void RoundedPortable(bool accumulate, uint32_t kk_count, const float* a, const float* b, size_t ldc,
-                     float* c, float magic, float limit) {
+// Portable: GCC vector extensions at the build's own width (SSE2 on a default x86-64 build).
+typedef float Vec4 __attribute__((vector_size(16)));
+
+// No fused form here: by the contract kFused asks only for bits multiply-then-add also gives.
+template <PeSum kSum>
+void MicroPortable(bool accumulate, uint32_t kk_count, const float* a, const float* b, size_t ldc,
+                   float* c, Constants k) {
   constexpr int kMr = 6, kNv = 2, kNr = 8;
   typedef int32_t Int4 __attribute__((vector_size(16)));
-  const Vec4 cv = {magic, magic, magic, magic}, lim = {limit, limit, limit, limit};
+  const Vec4 cv = {k.magic, k.magic, k.magic, k.magic};
+  const Vec4 lim = {k.limit, k.limit, k.limit, k.limit};
   Vec4 acc[kMr][kNv];
 #pragma GCC unroll 6
   for (int r = 0; r < kMr; ++r) acc[r][0] = acc[r][1] = Vec4{};  // +0.0f
@@ -226,10 +146,13 @@ void RoundedPortable(bool accumulate, uint32_t kk_count, const float* a, const f
       const Vec4 av = {x, x, x, x};
 #pragma GCC unroll 2
       for (int v = 0; v < kNv; ++v) {
-        const Vec4 p = av * bv[v];
-        const Int4 small = (p < lim) & (p > -lim);
-        const Vec4 rounded = (p + cv) - cv;
-        acc[r][v] = acc[r][v] + (small ? rounded : p);
+        const Vec4 p = av * bv[v];  // stationary first, as the reference multiplies
+        if constexpr (kSum == PeSum::kRounded) {
+          const Int4 small = (p < lim) & (p > -lim);
+          acc[r][v] = acc[r][v] + (small ? (p + cv) - cv : p);
+        } else {
+          acc[r][v] = acc[r][v] + p;
+        }
       }
     }
   }
@@ -258,9 +181,9 @@ Scratch& ThreadScratch() {
 // Column blocks outermost: each block of B is packed just before use and stays in L1 for every row
 // block; A is packed once, [block][kk][kMr]. Whole blocks are stored straight into `out`, edge
 // blocks through a tile.
-// `micro(accumulate, kk_count, packed_a, packed_b, ldc, c)` computes one block.
+// `micro(accumulate, kk_count, packed_a, packed_b, ldc, c, constants)` computes one block.
 template <int kMr, int kNr, typename Micro>
-void Blocked(const Micro& micro, uint32_t kk_count, uint32_t m_count, uint64_t n, const float* a,
+void Blocked(const Micro& micro, Constants constants, uint32_t kk_count, uint32_t m_count, uint64_t n, const float* a,
              const float* b, PeOutput out) {
   Scratch& sc = ThreadScratch();
   const uint64_t n_blocks = (n + kNr - 1) / kNr;
@@ -292,10 +215,10 @@ void Blocked(const Micro& micro, uint32_t kk_count, uint32_t m_count, uint64_t n
       const float* block_a = sc.packed_a.data() + mb * a_block;
       float* c = out.data + m0 * out.row_stride + j0;
       if (rows == kMr && len == kNr) {
-        micro(out.accumulate, kk_count, block_a, pb, out.row_stride, c);
+        micro(out.accumulate, kk_count, block_a, pb, out.row_stride, c, constants);
         continue;
       }
-      micro(false, kk_count, block_a, pb, kNr, tile);
+      micro(false, kk_count, block_a, pb, kNr, tile, constants);
       for (uint32_t r = 0; r < rows; ++r)
         for (uint64_t j = 0; j < len; ++j) {
           float& o = c[r * out.row_stride + j];
@@ -494,37 +417,30 @@ std::string_view PeGemmIsaName(PeGemmIsa isa) {
 
 void PeGemmOn(PeGemmIsa isa, const PePlan& plan, uint32_t kk_count, uint32_t m_count, uint64_t n,
               const float* a, const float* b, PeOutput out) {
+  Constants k;
   if (plan.sum == PeSum::kRounded) {
     const int scale = plan.scale_a + plan.scale_b;
-    const float magic = std::ldexp(1.5f, scale - 126), limit = std::ldexp(1.0f, scale - 127);
-    auto rounded = [magic, limit](auto kernel) {
-      return [kernel, magic, limit](bool acc, uint32_t kk, const float* pa, const float* pb,
-                                    size_t ldc,
-                                    float* c) { kernel(acc, kk, pa, pb, ldc, c, magic, limit); };
-    };
-    switch (isa) {
-      case PeGemmIsa::kAvx512:
-        return Blocked<kAvx512Rows, 16 * kAvx512Vectors>(rounded(RoundedAvx512), kk_count, m_count,
-                                                         n, a, b, out);
-      case PeGemmIsa::kAvx2:
-        return Blocked<6, 16>(rounded(RoundedAvx2), kk_count, m_count, n, a, b, out);
-      case PeGemmIsa::kPortable:
-        return Blocked<6, 8>(rounded(RoundedPortable), kk_count, m_count, n, a, b, out);
-    }
+    k = Constants{std::ldexp(1.5f, scale - 126), std::ldexp(1.0f, scale - 127)};
   }
-  const bool fused = plan.sum == PeSum::kFused;
+  auto pick = [&plan](auto mul_add, auto fused, auto rounded) {
+    return plan.sum == PeSum::kFused ? fused : plan.sum == PeSum::kRounded ? rounded : mul_add;
+  };
   switch (isa) {
     case PeGemmIsa::kAvx512:
       return Blocked<kAvx512Rows, 16 * kAvx512Vectors>(
-          fused ? MicroAvx512<true> : MicroAvx512<false>, kk_count, m_count, n, a, b, out);
+          pick(MicroAvx512<PeSum::kMulAdd>, MicroAvx512<PeSum::kFused>,
+               MicroAvx512<PeSum::kRounded>),
+          k, kk_count, m_count, n, a, b, out);
     case PeGemmIsa::kAvx2:
-      return Blocked<6, 16>(fused ? MicroAvx2<true> : MicroAvx2<false>, kk_count, m_count, n, a, b,
-                            out);
+      return Blocked<6, 16>(
+          pick(MicroAvx2<PeSum::kMulAdd>, MicroAvx2<PeSum::kFused>, MicroAvx2<PeSum::kRounded>), k,
+          kk_count, m_count, n, a, b, out);
     case PeGemmIsa::kPortable:
       break;
   }
-  // No fused form: by the contract kFused asks only for bits that multiply-then-add also gives.
-  Blocked<6, 8>(MicroPortable, kk_count, m_count, n, a, b, out);
+  Blocked<6, 8>(pick(MicroPortable<PeSum::kMulAdd>, MicroPortable<PeSum::kMulAdd>,
+                     MicroPortable<PeSum::kRounded>),
+                k, kk_count, m_count, n, a, b, out);
 }
 
 void PeGemm(const PePlan& plan, uint32_t kk_count, uint32_t m_count, uint64_t n, const float* a,

@@ -194,6 +194,11 @@ class NeurondService final : public v1::Neurond::Service {
   // The caller's session, or nullptr with `denied` set to UNAUTHENTICATED (and logged).
   std::shared_ptr<Session> Authenticate(grpc::ServerContext* context, const char* rpc,
                                         grpc::Status* denied);
+  // WriteShared (to_device) and ReadShared: one range of a registered region and one of device
+  // memory, both checked before any byte moves.
+  grpc::Status SharedTransfer(grpc::ServerContext* context, const char* rpc, bool to_device,
+                              const v1::SharedTransferRequest& request,
+                              v1::SharedTransferResponse* response);
   // Writes `status` into `out`; a failure is logged as one line naming the session and RPC.
   void Reply(const Session& session, const char* rpc, const trnsim::Status& status,
              v1::NrtStatus* out);

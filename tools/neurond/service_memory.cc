@@ -171,38 +171,33 @@ grpc::Status NeurondService::RawRead(
 grpc::Status NeurondService::WriteShared(grpc::ServerContext* context,
                                          const v1::SharedTransferRequest* request,
                                          v1::SharedTransferResponse* response) {
-  grpc::Status denied;
-  std::shared_ptr<Session> session = Authenticate(context, "WriteShared", &denied);
-  if (session == nullptr) return denied;
-  auto run = [&]() -> trnsim::Status {
-    TRNSIM_ASSIGN_OR_RETURN(Session::DeviceMemory memory, session->Resolve(request->handle()));
-    TRNSIM_RETURN_IF_ERROR(CheckRange(memory, request->offset(), request->size()));
-    TRNSIM_ASSIGN_OR_RETURN(std::shared_ptr<remote::SharedRegion> region,
-                            session->SharedRegionById(request->region()));
-    TRNSIM_RETURN_IF_ERROR(region->CheckRange(request->region_offset(), request->size()));
-    return device_->Write(memory.device_handle, request->offset(),
-                          region->data() + request->region_offset(), request->size());
-  };
-  Reply(*session, "WriteShared", run(), response->mutable_status());
-  return grpc::Status::OK;
+  return SharedTransfer(context, "WriteShared", /*to_device=*/true, *request, response);
 }
 
 grpc::Status NeurondService::ReadShared(grpc::ServerContext* context,
                                         const v1::SharedTransferRequest* request,
                                         v1::SharedTransferResponse* response) {
+  return SharedTransfer(context, "ReadShared", /*to_device=*/false, *request, response);
+}
+
+grpc::Status NeurondService::SharedTransfer(grpc::ServerContext* context, const char* rpc,
+                                            bool to_device,
+                                            const v1::SharedTransferRequest& request,
+                                            v1::SharedTransferResponse* response) {
   grpc::Status denied;
-  std::shared_ptr<Session> session = Authenticate(context, "ReadShared", &denied);
+  std::shared_ptr<Session> session = Authenticate(context, rpc, &denied);
   if (session == nullptr) return denied;
   auto run = [&]() -> trnsim::Status {
-    TRNSIM_ASSIGN_OR_RETURN(Session::DeviceMemory memory, session->Resolve(request->handle()));
-    TRNSIM_RETURN_IF_ERROR(CheckRange(memory, request->offset(), request->size()));
+    TRNSIM_ASSIGN_OR_RETURN(Session::DeviceMemory memory, session->Resolve(request.handle()));
+    TRNSIM_RETURN_IF_ERROR(CheckRange(memory, request.offset(), request.size()));
     TRNSIM_ASSIGN_OR_RETURN(std::shared_ptr<remote::SharedRegion> region,
-                            session->SharedRegionById(request->region()));
-    TRNSIM_RETURN_IF_ERROR(region->CheckRange(request->region_offset(), request->size()));
-    return device_->Read(memory.device_handle, request->offset(),
-                         region->data() + request->region_offset(), request->size());
+                            session->SharedRegionById(request.region()));
+    TRNSIM_RETURN_IF_ERROR(region->CheckRange(request.region_offset(), request.size()));
+    uint8_t* bytes = region->data() + request.region_offset();
+    return to_device ? device_->Write(memory.device_handle, request.offset(), bytes, request.size())
+                     : device_->Read(memory.device_handle, request.offset(), bytes, request.size());
   };
-  Reply(*session, "ReadShared", run(), response->mutable_status());
+  Reply(*session, rpc, run(), response->mutable_status());
   return grpc::Status::OK;
 }
 
