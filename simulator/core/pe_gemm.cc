@@ -67,7 +67,8 @@ template <PeSum kSum>
         } else {  // kRounded (see RoundedStep)
           const __m512 p = _mm512_mul_ps(av, bv[v]);
           const __mmask16 small = _mm512_cmp_ps_mask(_mm512_abs_ps(p), lim, _CMP_LT_OQ);
-          acc[r][v] = _mm512_add_ps(acc[r][v], _mm512_mask_sub_ps(p, small, _mm512_add_ps(p, cv), cv));
+          acc[r][v] =
+              _mm512_add_ps(acc[r][v], _mm512_mask_sub_ps(p, small, _mm512_add_ps(p, cv), cv));
         }
       }
     }
@@ -183,8 +184,8 @@ Scratch& ThreadScratch() {
 // blocks through a tile.
 // `micro(accumulate, kk_count, packed_a, packed_b, ldc, c, constants)` computes one block.
 template <int kMr, int kNr, typename Micro>
-void Blocked(const Micro& micro, Constants constants, uint32_t kk_count, uint32_t m_count, uint64_t n, const float* a,
-             const float* b, PeOutput out) {
+void Blocked(const Micro& micro, Constants constants, uint32_t kk_count, uint32_t m_count,
+             uint64_t n, const float* a, const float* b, PeOutput out) {
   Scratch& sc = ThreadScratch();
   const uint64_t n_blocks = (n + kNr - 1) / kNr;
   const uint32_t m_blocks = (m_count + kMr - 1) / kMr;
