@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build pkg-config binutils python3
+  build-essential cmake ninja-build pkg-config binutils lld python3
   python3-numpy python3-pytest pybind11-dev python3-dev  # the Python parts (python/)
   dpkg-dev file systemd  # make deb (dpkg-shlibdeps), its test (systemd-analyze, socket activation)
   debootstrap  # make deb-check (the package on a fresh Debian 12 root)
