@@ -13,13 +13,15 @@ namespace {
 // version (u16), the engine (u8) and a reserved byte (docs/isa.md §5).
 constexpr size_t kCountOffset = 12;
 
-// The most instructions DecodeStream can allocate for `stream`.
-uint64_t MaxInstructions(const std::vector<uint8_t>& stream) {
+// The most a decoded `stream` can hold: its header's instruction count, capped at the records
+// its body can hold (the decoder refuses a larger count), packed (isa::PackedProgram).
+uint64_t MaxDecodedBytes(const std::vector<uint8_t>& stream) {
   if (stream.size() < isa::kStreamHeaderBytes) return 0;  // refused before any allocation
   uint32_t count = 0;
   for (size_t i = 0; i < 4; ++i) count |= uint32_t{stream[kCountOffset + i]} << (8 * i);
-  const uint64_t records = (stream.size() - isa::kStreamHeaderBytes) / isa::kMinRecordBytes;
-  return std::min<uint64_t>(count, records);
+  const uint64_t body = stream.size() - isa::kStreamHeaderBytes;
+  const uint64_t records = body / isa::kMinRecordBytes;
+  return isa::PackedProgram::MaxHeldBytes(std::min<uint64_t>(count, records), body);
 }
 
 // What an endpoint's vectors own beyond the endpoint itself.
@@ -32,7 +34,7 @@ uint64_t EndpointHeapBytes(const simulator::dma::Endpoint& endpoint) {
 uint64_t LoadedProgramBytes(const ProgramImage& image) {
   uint64_t bytes = kLoadedProgramOverheadBytes;
   for (const std::vector<uint8_t>& stream : image.streams) {
-    bytes += MaxInstructions(stream) * sizeof(isa::Instruction);
+    bytes += MaxDecodedBytes(stream);
   }
   for (const std::vector<simulator::dma::Descriptor>& list : image.descriptors.per_engine) {
     for (const simulator::dma::Descriptor& descriptor : list) {

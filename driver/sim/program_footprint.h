@@ -3,12 +3,14 @@
 // caller can account for it — neurond charges it to the session that loads the program
 // (tools/neurond/README.md, "Memory a session can hold").
 //
-// The estimate is an upper bound of what decoding allocates, from untrusted bytes: per engine
-// stream, the instruction count of its header, capped at one isa::Instruction per minimum-size
-// record the body could hold (DecodeStream allocates no more, and refuses a larger count), times
-// sizeof(isa::Instruction); plus every DMA descriptor with its endpoints' steps and sizes; plus
-// kLoadedProgramOverheadBytes. A decoded instruction is a fixed-size struct (~400 bytes) while a
-// record is 48 bytes and up, so a program costs up to ~8× its stream bytes once loaded.
+// The estimate is an upper bound of what decoding keeps, from untrusted bytes: per engine
+// stream, isa::PackedProgram::MaxHeldBytes of the instruction count of its header (capped at
+// the minimum-size records the body could hold: the decoder refuses a larger count) and of its
+// body bytes; plus every DMA descriptor with its endpoints' steps and sizes; plus
+// kLoadedProgramOverheadBytes. The bound charges each record's fixed 48 bytes as an entry and
+// four immediates, and each operand's 56 bytes as an index word and an unshared table entry, so
+// a program costs at most ~1.07× its stream bytes once loaded (it was ~8× with 392-byte
+// decoded Instructions).
 //
 // Thread safety: a pure function.
 #pragma once

@@ -42,12 +42,13 @@ StatusOr<EnginePrograms> EnginePrograms::Decode(const neff::Neff& neff,
         return InvalidError(where + "the stream is encoded for engine '" +
                             std::string(isa::EngineName(program->engine())) + "'");
       }
-      const std::vector<isa::Instruction>& instructions = program->program().instructions;
+      const isa::PackedProgram& instructions = program->packed();
       for (size_t i = 0; i < instructions.size(); ++i) {
-        const isa::Instruction& inst = instructions[i];
-        out.has_collectives_ |= inst.opcode == isa::Opcode::kCollective;
-        if (inst.opcode == isa::Opcode::kDebugPrint &&
-            inst.index >= subgraph.debug_prefixes.size()) {
+        const isa::Opcode opcode = instructions.opcode(i);
+        out.has_collectives_ |= opcode == isa::Opcode::kCollective;
+        if (opcode != isa::Opcode::kDebugPrint) continue;
+        const isa::Instruction inst = instructions.at(i);
+        if (inst.index >= subgraph.debug_prefixes.size()) {
           return InvalidError(where + "instruction " + std::to_string(i) +
                               " (debug_print): prefix " + std::to_string(inst.index) +
                               " is not one of the subgraph's " +
@@ -62,9 +63,9 @@ StatusOr<EnginePrograms> EnginePrograms::Decode(const neff::Neff& neff,
   return out;
 }
 
-const isa::Program* EnginePrograms::program(size_t subgraph, isa::Engine engine) const {
+const isa::PackedProgram* EnginePrograms::program(size_t subgraph, isa::Engine engine) const {
   std::shared_ptr<const isa::ValidatedProgram> slot = validated(subgraph, engine);
-  return slot ? &slot->program() : nullptr;
+  return slot ? &slot->packed() : nullptr;
 }
 
 std::shared_ptr<const isa::ValidatedProgram> EnginePrograms::validated(size_t subgraph,

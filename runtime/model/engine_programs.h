@@ -37,7 +37,7 @@ class EnginePrograms {
   bool foreign() const { return foreign_; }
   // The decoded program of `engine` in subgraph `subgraph`; nullptr when the engine has no
   // stream or the model is foreign.
-  const isa::Program* program(size_t subgraph, isa::Engine engine) const;
+  const isa::PackedProgram* program(size_t subgraph, isa::Engine engine) const;
   // The same, as the validated program to share (null when program() is).
   std::shared_ptr<const isa::ValidatedProgram> validated(size_t subgraph, isa::Engine engine) const;
   size_t stream_count() const { return stream_count_; }

@@ -1,6 +1,5 @@
 #include "runtime/model/model_code.h"
 
-#include <algorithm>
 #include <vector>
 
 namespace trnsim::runtime::model {
@@ -46,15 +45,19 @@ StatusOr<std::unique_ptr<DeviceStorage>> PlaceCode(const driver::ProgramImage& i
                       " DMA descriptors) on logical core " + std::to_string(target.vnc) + ": " +
                       storage.status().message());
   }
-  // One write of the whole image (one round trip on the remote back end); the descriptor
-  // region is explicitly zeroed: freed HBM is reused as it was left.
-  std::vector<uint8_t> bytes(size, 0);
-  size_t at = 0;
+  // Each stream is written from where it is, then the descriptor region is explicitly zeroed
+  // (freed HBM is reused as it was left): no staging copy of the image, which for a big program
+  // would be as large as its streams (a round trip per engine on the remote back end).
+  uint64_t at = 0;
   for (const std::vector<uint8_t>& stream : image.streams) {
-    std::copy(stream.begin(), stream.end(), bytes.begin() + at);
+    if (stream.empty()) continue;
+    TRNSIM_RETURN_IF_ERROR((*storage)->Write(at, stream.data(), stream.size()));
     at += stream.size();
   }
-  TRNSIM_RETURN_IF_ERROR((*storage)->Write(0, bytes.data(), bytes.size()));
+  if (at < size) {
+    const std::vector<uint8_t> zeros(size - at, 0);
+    TRNSIM_RETURN_IF_ERROR((*storage)->Write(at, zeros.data(), zeros.size()));
+  }
   return storage;
 }
 

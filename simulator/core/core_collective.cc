@@ -66,19 +66,18 @@ Status CoreModel::IssueCollective(int engine, const isa::Instruction& inst, uint
   const TimePs land_ps = std::max({now, outcome->complete_ps, issuer.collective_land_ps});
   issuer.collective_land_ps = land_ps;
   auto output = std::make_shared<std::vector<uint8_t>>(std::move(outcome->output));
-  const isa::Instruction* p = &inst;
   const size_t pc = issuer.pc;  // names the collective, wherever the engine gets to
   ++issuer.outstanding;
   scheduler_.Schedule(
       land_ps,
-      [this, engine, p, traced, dst, output, pc] {
+      [this, engine, traced, dst, output, pc] {
         if (!status_.ok()) return;
         Status st = reference::WriteOperandBytes(dst, *output, *run_.state, *run_.hbm);
         if (!st.ok()) {
           Fail(Status(st.code(), Where(engines_[engine], pc) + ": " + st.message()));
           return;
         }
-        Complete(engine, p, traced);
+        Complete(engine, pc, traced);
       },
       PriorityOf(engine));
   return Status::Ok();

@@ -31,7 +31,7 @@ bool IsSyncOrUpdate(const Instruction& inst) {
 }  // namespace
 
 CoreModel::CoreModel(Scheduler& scheduler, const ChipSpec& chip, DmaFabric& fabric, int fabric_core,
-                     const CoreRun& run, EventPriority base_priority)
+                     const CoreRun& run, const Programs& programs, EventPriority base_priority)
     : scheduler_(scheduler),
       chip_(chip),
       fabric_(fabric),
@@ -41,7 +41,7 @@ CoreModel::CoreModel(Scheduler& scheduler, const ChipSpec& chip, DmaFabric& fabr
       pe_(chip.cost) {
   for (int e = 0; e < isa::kEngineCount; ++e) {
     engines_[e].kind = isa::Engine(e);
-    engines_[e].program = run.program(e);
+    engines_[e].program = programs[e];
     engines_[e].ended = engines_[e].program == nullptr;
   }
 }
@@ -90,8 +90,8 @@ std::string CoreModel::Where(const EngineState& e, size_t pc) const {
   for (char& ch : engine) ch = char(std::toupper(static_cast<unsigned char>(ch)));
   std::string where =
       "core " + std::to_string(run_.core) + " " + engine + " instruction " + std::to_string(pc);
-  if (e.program && pc < e.program->instructions.size())
-    where += " (" + std::string(isa::Mnemonic(e.program->instructions[pc].opcode)) + ")";
+  if (e.program && pc < e.program->size())
+    where += " (" + std::string(isa::Mnemonic(e.program->opcode(pc))) + ")";
   return where;
 }
 
@@ -162,14 +162,26 @@ void CoreModel::WakeBlocked() {
     if (engines_[e].blocked) PostTry(e, scheduler_.Now());
 }
 
-void CoreModel::Complete(int engine, const Instruction* inst, uint32_t traced) {
+const Instruction& CoreModel::Current(EngineState& e) {
+  if (e.current_pc != e.pc) {
+    e.program->Unpack(e.pc, e.current);
+    e.current_pc = e.pc;
+  }
+  return e.current;
+}
+
+void CoreModel::Complete(int engine, size_t pc, uint32_t traced) {
   EngineState& e = engines_[engine];
   --e.outstanding;
   const TimePs now = scheduler_.Now();
   e.last_activity_ps = std::max(e.last_activity_ps, now);
   last_activity_ps_ = std::max(last_activity_ps_, now);
   if (trace_) sync_source_ = {TraceSource::Kind::kInstruction, traced};
-  if (inst) ApplyUpdates(*inst, isa::UpdateWhen::kComplete);
+  if (e.program->num_updates(pc) > 0) {
+    Instruction inst;
+    e.program->Unpack(pc, inst);
+    ApplyUpdates(inst, isa::UpdateWhen::kComplete);
+  }
   // A barrier may be waiting for exactly this.
   if (e.blocked) PostTry(engine, now);
 }
@@ -181,20 +193,20 @@ Status CoreModel::IssueDma(int engine, const Instruction& inst, uint32_t traced)
                                      *run_.hbm, next, ended));
   const isa::AccessPattern& dst = inst.ap[0];
   const isa::AccessPattern& src = inst.ap[1];
+  const size_t pc = engines_[engine].pc;
   DmaRequest r =
       NewDmaRequest(inst, int(inst.index % uint32_t(fabric_.queues_per_core())),
                     SplitCopy(dst, src, fabric_.engines_per_core(), PartitionsPerDmaEngine()));
   if (src.memory == isa::Memory::kHbm)
     hbm_read_bytes_ += src.Elements() * uint64_t(isa::DtypeSize(src.dtype));
   if (dst.memory == isa::Memory::kHbm) hbm_write_bytes_ += r.split.bytes;
-  const Instruction* p = &inst;
   uint32_t dma = 0;
   if (trace_)
     dma = trace_->DmaSubmitted(r.queue, r.split.bytes, src.memory, dst.memory, traced,
                                scheduler_.Now());
-  r.on_land = [this, engine, p, traced, dma](const DmaLanding& landing) {
+  r.on_land = [this, engine, pc, traced, dma](const DmaLanding& landing) {
     if (trace_) trace_->DmaLanded(dma, scheduler_.Now(), landing);
-    Complete(engine, p, traced);
+    Complete(engine, pc, traced);
   };
   ++engines_[engine].outstanding;
   fabric_.Submit(std::move(r));
@@ -248,7 +260,7 @@ Status CoreModel::IssueTrigger(int engine, const Instruction& inst, uint32_t tra
   }
   // The instruction's @complete updates fire when the last of its descriptors has landed.
   auto remaining = std::make_shared<uint32_t>(count);
-  const Instruction* p = &inst;
+  const size_t pc = engines_[engine].pc;
   ++engines_[engine].outstanding;
   for (const dma::Descriptor* d : descs) {
     TRNSIM_RETURN_IF_ERROR(dma::Execute(*d, *run_.state, *run_.hbm));
@@ -268,7 +280,7 @@ Status CoreModel::IssueTrigger(int engine, const Instruction& inst, uint32_t tra
           d->dest.var_id == dma::kSbufVarId ? isa::Memory::kSbuf : isa::Memory::kHbm;
       dma = trace_->DmaSubmitted(r.queue, r.split.bytes, src, dst, traced, scheduler_.Now());
     }
-    r.on_land = [this, engine, p, d, remaining, traced, dma](const DmaLanding& landing) {
+    r.on_land = [this, engine, pc, d, remaining, traced, dma](const DmaLanding& landing) {
       if (trace_) {
         trace_->DmaLanded(dma, scheduler_.Now(), landing);
         sync_source_ = {TraceSource::Kind::kDma, dma};
@@ -276,7 +288,7 @@ Status CoreModel::IssueTrigger(int engine, const Instruction& inst, uint32_t tra
       if (d->semaphore) ApplySync(isa::UpdateOp::kSemAdd, *d->semaphore, d->semaphore_increment);
       if (d->event) ApplySync(isa::UpdateOp::kEventSet, *d->event, 0);
       if (d->semaphore || d->event) WakeBlocked();
-      if (--*remaining == 0) Complete(engine, p, traced);
+      if (--*remaining == 0) Complete(engine, pc, traced);
     };
     fabric_.Submit(std::move(r));
   }
@@ -294,12 +306,11 @@ void CoreModel::Try(int engine) {
   }
   // A core_barrier that has issued completes once its semaphore count has arrived.
   if (e.pair_waiting && !FinishPairBarrier(engine)) return;
-  const auto& insts = e.program->instructions;
-  if (e.pc >= insts.size()) {
+  if (e.pc >= e.program->size()) {
     Fail(InvalidError("execution error: " + Where(e) + ": ran past the end of its stream"));
     return;
   }
-  const Instruction& inst = insts[e.pc];
+  const Instruction& inst = Current(e);
   const bool pe_unit = e.kind == isa::Engine::kPe && PePipeline::Handles(inst);
   if (pe_unit) {
     const TimePs ready = pe_.ReadyAt(inst);
@@ -412,9 +423,9 @@ void CoreModel::Try(int engine) {
     if (!async) {
       hazards_[engine].Record(inst, run_.state->regs[engine], now, now + occupancy + latency);
       ++e.outstanding;
-      const Instruction* p = &inst;
+      const size_t pc = e.pc;
       scheduler_.Schedule(
-          now + occupancy + latency, [this, engine, p, traced] { Complete(engine, p, traced); },
+          now + occupancy + latency, [this, engine, pc, traced] { Complete(engine, pc, traced); },
           PriorityOf(engine));
     }
   }
@@ -450,9 +461,9 @@ DurationPs CoreModel::IssuePeUnit(int engine, const Instruction& inst,
   e.last_activity_ps = std::max(e.last_activity_ps, issue.end_ps);
   last_activity_ps_ = std::max(last_activity_ps_, issue.end_ps);
   ++e.outstanding;
-  const Instruction* p = &inst;
+  const size_t pc = e.pc;
   scheduler_.Schedule(
-      issue.complete_ps, [this, engine, p, traced] { Complete(engine, p, traced); },
+      issue.complete_ps, [this, engine, pc, traced] { Complete(engine, pc, traced); },
       PriorityOf(engine));
   return issue.sequencer_ps;
 }
@@ -463,8 +474,8 @@ std::string CoreModel::StuckReport() const {
     if (e.ended) continue;
     if (!report.empty()) report += "; ";
     report += Where(e);
-    if (e.program && e.pc < e.program->instructions.size())
-      report += " waits for " + UnmetWait(e, e.program->instructions[e.pc]);
+    if (e.program && e.pc < e.program->size())
+      report += " waits for " + UnmetWait(e, e.program->at(e.pc));
   }
   return report;
 }

@@ -32,6 +32,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -52,9 +53,11 @@ namespace trnsim::simulator::core {
 
 class CoreModel {
  public:
-  // `fabric_core` is this core's index in the DmaFabric.
+  // Per engine, the program it runs (run's, packed); nullptr: the engine is idle.
+  using Programs = std::array<const isa::PackedProgram*, isa::kEngineCount>;
+  // `fabric_core` is this core's index in the DmaFabric. `programs` must outlive the execution.
   CoreModel(Scheduler& scheduler, const ChipSpec& chip, DmaFabric& fabric, int fabric_core,
-            const CoreRun& run, EventPriority base_priority);
+            const CoreRun& run, const Programs& programs, EventPriority base_priority);
 
   // Records this core's instructions, transfers and sync updates into `trace` (trace.h) from
   // now on; nullptr (the default) records nothing.
@@ -92,8 +95,11 @@ class CoreModel {
  private:
   struct EngineState {
     isa::Engine kind = isa::Engine::kSp;
-    const isa::Program* program = nullptr;
+    const isa::PackedProgram* program = nullptr;
     size_t pc = 0;
+    // The instruction at current_pc, unpacked once for however many times Try looks at it.
+    isa::Instruction current;
+    size_t current_pc = SIZE_MAX;
     bool ended = true;
     bool blocked = false;
     bool try_pending = false;
@@ -127,8 +133,11 @@ class CoreModel {
   void ApplyUpdates(const isa::Instruction& inst, isa::UpdateWhen when);
   void ApplySync(isa::UpdateOp op, uint32_t index, uint32_t value);
   void WakeBlocked();
+  // Instruction `pc` of the engine's program has completed: its @complete updates apply.
   // `traced` is the instruction's index in the trace (unused when not tracing).
-  void Complete(int engine, const isa::Instruction* inst, uint32_t traced);
+  void Complete(int engine, size_t pc, uint32_t traced);
+  // The engine's instruction at its pc, unpacked (valid until the engine's pc moves).
+  const isa::Instruction& Current(EngineState& e);
   Status IssueDma(int engine, const isa::Instruction& inst, uint32_t traced);
   // A transfer of `inst` on `queue` split as `split`, with the dispatch of its descriptor
   // generation (static, hwdge or swdge; docs/chip-model.md §3.2); on_land left to the caller.

@@ -67,9 +67,9 @@ bool CoreModel::FinishPairBarrier(int engine) {
     e.blocked = false;
   }
   e.pair_waiting = false;
-  const isa::Instruction* inst = &e.program->instructions[e.pc];
+  const size_t pc = e.pc;
   ++e.pc;
-  Complete(engine, inst, e.pair_traced);
+  Complete(engine, pc, e.pair_traced);
   return true;
 }
 
@@ -94,10 +94,9 @@ Status CoreModel::IssueSendRecv(int engine, const isa::Instruction& inst, uint32
   if (trace_)
     dma = trace_->DmaSubmitted(r.queue, r.split.bytes, isa::Memory::kSbuf, isa::Memory::kSbuf,
                                traced, scheduler_.Now());
-  const isa::Instruction* p = &inst;
   const uint32_t peer_sem = inst.index % uint32_t(pair_barriers_.size());
   const size_t pc = engines_[engine].pc;  // names the sendrecv after the engine moves on
-  r.on_land = [this, engine, p, traced, dma, dst, bytes, peer_sem, pc](const DmaLanding& landing) {
+  r.on_land = [this, engine, traced, dma, dst, bytes, peer_sem, pc](const DmaLanding& landing) {
     if (!status_.ok()) return;
     if (trace_) trace_->DmaLanded(dma, scheduler_.Now(), landing);
     Status st = reference::WriteOperandBytes(dst, *bytes, *peer_->run_.state, *peer_->run_.hbm);
@@ -106,7 +105,7 @@ Status CoreModel::IssueSendRecv(int engine, const isa::Instruction& inst, uint32
       return;
     }
     peer_->RemoteSemAdd(peer_sem, 1, {TraceSource::Kind::kDma, dma});
-    Complete(engine, p, traced);
+    Complete(engine, pc, traced);
   };
   ++engines_[engine].outstanding;
   fabric_.Submit(std::move(r));

@@ -37,12 +37,13 @@ Status CheckRuns(const ChipSpec& chip, std::span<const CoreRun> runs,
         r.state->limits.psum_bytes_per_partition != limits.psum_bytes_per_partition)
       return InvalidError("core " + std::to_string(r.core) + "'s state was made for another chip");
     for (int e = 0; e < isa::kEngineCount; ++e) {
-      const isa::Program* p = r.program(e);
-      if (p == nullptr) continue;
-      if (p->engine != isa::Engine(e))
+      if (!r.has_program(e)) continue;
+      const isa::Engine engine =
+          r.validated[e] != nullptr ? r.validated[e]->engine() : r.programs[e]->engine;
+      if (engine != isa::Engine(e))
         return InvalidError("core " + std::to_string(r.core) + ": the " +
                             std::string(isa::EngineName(isa::Engine(e))) +
-                            " slot holds a program for " + std::string(isa::EngineName(p->engine)));
+                            " slot holds a program for " + std::string(isa::EngineName(engine)));
       if (r.validated[e] != nullptr) {
         // Validated at load: nothing to redo unless it was validated for another chip.
         if (r.programs[e] != nullptr)
@@ -56,6 +57,7 @@ Status CheckRuns(const ChipSpec& chip, std::span<const CoreRun> runs,
         continue;
       }
       if (options.validate) {
+        const isa::Program* p = r.programs[e];
         Status st = isa::ValidateProgram(p->engine, p->instructions, limits);
         if (!st.ok())
           return Status(st.code(), "core " + std::to_string(r.core) + ": " + st.message());
@@ -75,10 +77,23 @@ StatusOr<ExecutionResult> Execute(const ChipSpec& chip, std::span<const CoreRun>
   for (const CoreRun& r : runs) stacks.push_back(chip.HbmStackOfCore(r.core));
   // Priorities: 8 per core (5 engines), the fabric after every core.
   DmaFabric fabric(scheduler, chip, stacks, EventPriority(8 * chip.physical_cores + 8));
+  // The core model runs packed programs (isa/packed_program.h): a loaded one is packed already,
+  // a plain one is packed here for this execution.
+  std::vector<isa::PackedProgram> packed_here;
+  for (const CoreRun& r : runs)
+    for (const isa::Program* p : r.programs)
+      if (p != nullptr) packed_here.push_back(isa::PackedProgram::Pack(*p));
   std::vector<std::unique_ptr<CoreModel>> cores;
-  for (size_t i = 0; i < runs.size(); ++i)
-    cores.push_back(std::make_unique<CoreModel>(scheduler, chip, fabric, int(i), runs[i],
+  size_t next_packed = 0;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    CoreModel::Programs programs{};
+    for (int e = 0; e < isa::kEngineCount; ++e) {
+      if (runs[i].validated[e] != nullptr) programs[e] = &runs[i].validated[e]->packed();
+      if (runs[i].programs[e] != nullptr) programs[e] = &packed_here[next_packed++];
+    }
+    cores.push_back(std::make_unique<CoreModel>(scheduler, chip, fabric, int(i), runs[i], programs,
                                                 EventPriority(8 * runs[i].core)));
+  }
   if (options.trace != nullptr) {
     options.trace->Clear();
     for (auto& c : cores) c->set_trace(options.trace);

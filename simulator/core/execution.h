@@ -62,10 +62,8 @@ struct CoreRun {
   reference::CoreState* state = nullptr;  // SBUF/PSUM/semaphores, kept across executions
   reference::HbmView* hbm = nullptr;      // the core's view of HBM variables
 
-  // Engine `e`'s program from either slot; nullptr when the engine is idle.
-  const isa::Program* program(int e) const {
-    return validated[e] != nullptr ? &validated[e]->program() : programs[e];
-  }
+  // True when engine `e` has a program in either slot.
+  bool has_program(int e) const { return validated[e] != nullptr || programs[e] != nullptr; }
 };
 
 // The scheduler-event budget of one execution (ExecuteOptions::max_events), the deterministic

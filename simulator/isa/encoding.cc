@@ -253,7 +253,7 @@ StatusOr<std::vector<uint8_t>> EncodeStream(Engine engine,
 namespace {
 
 // The stream's header, CRC and records, without ISA validation.
-StatusOr<Program> DecodeRecords(std::span<const uint8_t> bytes, const IsaLimits& limits) {
+StatusOr<PackedProgram> DecodeRecords(std::span<const uint8_t> bytes, const IsaLimits& limits) {
   if (!HasStreamMagic(bytes)) {
     return Invalid(
         "no \"TRNSIMIS\" magic: not an engine stream in trnsim's encoding "
@@ -293,9 +293,9 @@ StatusOr<Program> DecodeRecords(std::span<const uint8_t> bytes, const IsaLimits&
     return Invalid("instruction count " + std::to_string(count) + " impossible for a " +
                    std::to_string(body) + "-byte body");
   }
-  Program program;
-  program.engine = static_cast<Engine>(engine);
-  program.instructions.reserve(count);  // bounded by body / kMinRecordBytes above
+  // Packed as decoded: a whole Program of 392-byte Instructions never exists (packed_program.h).
+  PackedProgram program(static_cast<Engine>(engine));
+  program.Reserve(count);  // bounded by body / kMinRecordBytes above
   std::span<const uint8_t> rest = bytes.subspan(kStreamHeaderBytes);
   for (uint32_t i = 0; i < count; ++i) {
     size_t used = 0;
@@ -304,12 +304,13 @@ StatusOr<Program> DecodeRecords(std::span<const uint8_t> bytes, const IsaLimits&
       return Invalid("instruction " + std::to_string(i) + " (byte " +
                      std::to_string(bytes.size() - rest.size()) + "): " + inst.status().message());
     }
-    program.instructions.push_back(std::move(inst).value());
+    program.Append(*inst);
     rest = rest.subspan(used);
   }
   if (!rest.empty()) {
     return Invalid(std::to_string(rest.size()) + " bytes after the last instruction");
   }
+  program.Seal();
   return program;
 }
 
@@ -317,13 +318,13 @@ StatusOr<Program> DecodeRecords(std::span<const uint8_t> bytes, const IsaLimits&
 
 StatusOr<ValidatedProgram> DecodeValidatedStream(std::span<const uint8_t> bytes,
                                                  const IsaLimits& limits) {
-  TRNSIM_ASSIGN_OR_RETURN(Program program, DecodeRecords(bytes, limits));
+  TRNSIM_ASSIGN_OR_RETURN(PackedProgram program, DecodeRecords(bytes, limits));
   return ValidatedProgram::Validate(std::move(program), limits);
 }
 
 StatusOr<Program> DecodeStream(std::span<const uint8_t> bytes, const IsaLimits& limits) {
   TRNSIM_ASSIGN_OR_RETURN(ValidatedProgram program, DecodeValidatedStream(bytes, limits));
-  return std::move(program).Release();
+  return program.Unpack();
 }
 
 }  // namespace trnsim::isa

@@ -3,10 +3,10 @@
 // engine, instruction count, body size, CRC-32) then variable-length records whose sizes are
 // explicit, so truncation and corruption are always detected.
 //
-// Decoding never trusts the bytes: it bounds every length before reading, allocates at most
-// one Instruction per minimum-size record actually present, never loops past the input, and
-// validates every instruction (ValidateProgram) once before returning. Any defect is
-// NRT_INVALID.
+// Decoding never trusts the bytes: it bounds every length before reading, reserves at most one
+// packed entry per minimum-size record actually present (packed_program.h: records are packed
+// as they are decoded), never loops past the input, and validates every instruction
+// (ValidateProgram) once before returning. Any defect is NRT_INVALID.
 //
 // Including this header gives the whole ISA API: instructions, limits, validation, text form.
 #pragma once

@@ -246,29 +246,51 @@ Status ValidateForEngine(Engine engine, const Instruction& inst, const IsaLimits
   return ValidateImpl(inst, limits, &engine, -1);
 }
 
-Status ValidateProgram(Engine engine, std::span<const Instruction> instructions,
-                       const IsaLimits& limits) {
-  if (instructions.empty()) return InvalidError("instruction stream: no instructions");
-  if (instructions.size() > limits.max_stream_instructions) {
-    return InvalidError("instruction stream: " + S(static_cast<int64_t>(instructions.size())) +
+namespace {
+
+// ValidateProgram over any holder of `count` instructions: `fetch(i)` returns instruction i (a
+// reference that stays valid until the next call).
+template <typename Fetch>
+Status ValidateStream(Engine engine, size_t count, const IsaLimits& limits, Fetch fetch) {
+  if (count == 0) return InvalidError("instruction stream: no instructions");
+  if (count > limits.max_stream_instructions) {
+    return InvalidError("instruction stream: " + S(static_cast<int64_t>(count)) +
                         " instructions > " + S(limits.max_stream_instructions));
   }
-  for (size_t i = 0; i < instructions.size(); ++i) {
-    const Instruction& inst = instructions[i];
+  Opcode last = Opcode::kNop;
+  for (size_t i = 0; i < count; ++i) {
+    const Instruction& inst = fetch(i);
     TRNSIM_RETURN_IF_ERROR(ValidateImpl(inst, limits, &engine, static_cast<int>(i)));
     if (inst.opcode == Opcode::kBranch &&
-        (inst.target < 0 || static_cast<size_t>(inst.target) >= instructions.size())) {
+        (inst.target < 0 || static_cast<size_t>(inst.target) >= count)) {
       return InvalidError("instruction " + S(static_cast<int64_t>(i)) + " (branch): target " +
                           S(inst.target) + " is outside the stream of " +
-                          S(static_cast<int64_t>(instructions.size())) + " instructions");
+                          S(static_cast<int64_t>(count)) + " instructions");
     }
+    last = inst.opcode;
   }
-  if (instructions.back().opcode != Opcode::kNotifyEnd) {
-    return InvalidError("instruction " + S(static_cast<int64_t>(instructions.size() - 1)) + " (" +
-                        std::string(Mnemonic(instructions.back().opcode)) +
-                        "): a stream must end with notify_end");
+  if (last != Opcode::kNotifyEnd) {
+    return InvalidError("instruction " + S(static_cast<int64_t>(count - 1)) + " (" +
+                        std::string(Mnemonic(last)) + "): a stream must end with notify_end");
   }
   return Status::Ok();
+}
+
+}  // namespace
+
+Status ValidateProgram(Engine engine, std::span<const Instruction> instructions,
+                       const IsaLimits& limits) {
+  return ValidateStream(engine, instructions.size(), limits,
+                        [&](size_t i) -> const Instruction& { return instructions[i]; });
+}
+
+Status ValidateProgram(const PackedProgram& program, const IsaLimits& limits) {
+  Instruction scratch;
+  return ValidateStream(program.engine(), program.size(), limits,
+                        [&](size_t i) -> const Instruction& {
+                          program.Unpack(i, scratch);
+                          return scratch;
+                        });
 }
 
 }  // namespace trnsim::isa

@@ -10,6 +10,7 @@
 #include "common/status.h"
 #include "simulator/isa/instruction.h"
 #include "simulator/isa/limits.h"
+#include "simulator/isa/packed_program.h"
 
 namespace trnsim::isa {
 
@@ -21,5 +22,8 @@ Status ValidateForEngine(Engine engine, const Instruction& inst, const IsaLimits
 // stream shape: 1..max_stream_instructions instructions, the last one notify_end.
 Status ValidateProgram(Engine engine, std::span<const Instruction> instructions,
                        const IsaLimits& limits);
+// The same for a packed program, on its own engine (each instruction unpacked in turn: no
+// whole-program copy).
+Status ValidateProgram(const PackedProgram& program, const IsaLimits& limits);
 
 }  // namespace trnsim::isa

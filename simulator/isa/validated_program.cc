@@ -6,9 +6,16 @@
 
 namespace trnsim::isa {
 
-StatusOr<ValidatedProgram> ValidatedProgram::Validate(Program program, const IsaLimits& limits) {
-  TRNSIM_RETURN_IF_ERROR(ValidateProgram(program.engine, program.instructions, limits));
+StatusOr<ValidatedProgram> ValidatedProgram::Validate(PackedProgram program,
+                                                      const IsaLimits& limits) {
+  TRNSIM_RETURN_IF_ERROR(ValidateProgram(program, limits));
   return ValidatedProgram(std::move(program), limits);
+}
+
+StatusOr<ValidatedProgram> ValidatedProgram::Validate(const Program& program,
+                                                      const IsaLimits& limits) {
+  TRNSIM_RETURN_IF_ERROR(ValidateProgram(program.engine, program.instructions, limits));
+  return ValidatedProgram(PackedProgram::Pack(program), limits);
 }
 
 }  // namespace trnsim::isa

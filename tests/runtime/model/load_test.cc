@@ -95,12 +95,12 @@ TEST_F(LoadTest, TrnsimStreamsAreDecoded) {
   EXPECT_FALSE(model->foreign());
   EXPECT_TRUE(model->CheckExecutable().ok());
   EXPECT_EQ(model->programs().stream_count(), 2u);
-  const isa::Program* sp = model->programs().program(0, isa::Engine::kSp);
+  const isa::PackedProgram* sp = model->programs().program(0, isa::Engine::kSp);
   ASSERT_NE(sp, nullptr);
-  EXPECT_EQ(sp->engine, isa::Engine::kSp);
-  ASSERT_EQ(sp->instructions.size(), 2u);
-  EXPECT_EQ(sp->instructions[0].opcode, isa::Opcode::kNop);
-  EXPECT_EQ(sp->instructions[1].opcode, isa::Opcode::kNotifyEnd);
+  EXPECT_EQ(sp->engine(), isa::Engine::kSp);
+  ASSERT_EQ(sp->size(), 2u);
+  EXPECT_EQ(sp->opcode(0), isa::Opcode::kNop);
+  EXPECT_EQ(sp->opcode(1), isa::Opcode::kNotifyEnd);
   EXPECT_NE(model->programs().program(0, isa::Engine::kPe), nullptr);
   EXPECT_EQ(model->programs().program(0, isa::Engine::kAct), nullptr);  // empty stream
   EXPECT_EQ(model->programs().program(0, isa::Engine::kDve), nullptr);  // no engine

@@ -44,7 +44,7 @@ TEST(ValidatedRunTest, AValidatedProgramRunsAsTheSameProgramUnvalidated) {
   StatusOr<isa::ValidatedProgram> validated =
       isa::ValidatedProgram::Validate(program, isa::LimitsFor(kChip));
   ASSERT_TRUE(validated.ok()) << validated.status().message();
-  EXPECT_EQ(validated->program(), program);
+  EXPECT_EQ(validated->Unpack(), program);
   EXPECT_EQ(validated->limits(), isa::LimitsFor(kChip));
 
   CoreRun plain, loaded;
