@@ -98,6 +98,38 @@ TEST_F(SharedRingTest, TransfersThroughTheRingMoveTheBytes) {
   EXPECT_FALSE(transfer.broken());
 }
 
+// A ring nobody serves (the region registered without one): the transfer times out, or returns
+// the session's failure once the hook reports one, and the region is not used again.
+TEST_F(SharedRingTest, AnUnservedRingTimesOutAndIsBroken) {
+  auto client = Connect();
+  StatusOr<std::unique_ptr<SharedRegion>> region = SharedRegion::Create(1 << 20);
+  ASSERT_TRUE(region.ok());
+  StatusOr<uint64_t> id = remote::RegisterSharedRegion(
+      **region, remote::SharedMemorySocketPath(daemon_->address().substr(5)), client->key(), 2000);
+  ASSERT_TRUE(id.ok());
+  const uint64_t handle = Allocate(*client, 4096).info().handle();
+  std::string bytes(4096, 'x');
+  {
+    std::unique_ptr<SharedRegion> copy = SharedRegion::Create(1 << 20).value();
+    remote::SharedTransfer transfer(std::move(*region), *id, &client->stub(), /*ring=*/true);
+    remote::SharedCallHooks hooks;
+    hooks.ring_deadline = std::chrono::milliseconds(200);
+    auto lock = transfer.TryLock();
+    EXPECT_EQ(transfer.Write(handle, 0, bytes.data(), bytes.size(), hooks).code(),
+              StatusCode::kTimeout);
+    EXPECT_TRUE(transfer.broken());
+    remote::SharedTransfer gone(std::move(copy), *id, &client->stub(), /*ring=*/true);
+    hooks.ring_deadline = std::chrono::milliseconds(0);  // none: only the hook ends the wait
+    hooks.session_status = [] { return FailureError("the daemon ended the session"); };
+    auto gone_lock = gone.TryLock();
+    Status status = gone.Read(handle, 0, bytes.data(), bytes.size(), hooks);
+    EXPECT_EQ(status.code(), StatusCode::kFailure);
+    EXPECT_THAT(status.message(), ::testing::HasSubstr("ended the session"));
+    EXPECT_TRUE(gone.broken());
+  }
+  ExpectServing(*client);
+}
+
 TEST_F(SharedRingTest, MalformedRequestsGetTheirStatus) {
   auto client = Connect();
   auto other = Connect();
