@@ -36,6 +36,7 @@
 #include "common/status_or.h"
 #include "driver/device.h"
 #include "driver/remote/shared_region.h"
+#include "driver/remote/shared_ring.h"
 #include "proto/neurond.grpc.pb.h"
 
 namespace trnsim::driver::remote {
@@ -59,7 +60,11 @@ class SharedTransfer {
  public:
   SharedTransfer(std::unique_ptr<SharedRegion> region, uint64_t region_id,
                  neurond::v1::Neurond::Stub* stub, bool ring = false)
-      : region_(std::move(region)), region_id_(region_id), stub_(stub), ring_(ring) {}
+      : region_(std::move(region)),
+        region_id_(region_id),
+        stub_(stub),
+        // A region too small for the ring's layout uses the RPCs, whatever the daemon said.
+        ring_(ring && region_->size() >= kMinRingRegionBytes) {}
 
   std::unique_lock<std::mutex> TryLock() {
     return std::unique_lock<std::mutex>(mutex_, std::try_to_lock);

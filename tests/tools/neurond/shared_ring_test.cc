@@ -127,6 +127,10 @@ TEST_F(SharedRingTest, AnUnservedRingTimesOutAndIsBroken) {
     EXPECT_THAT(status.message(), ::testing::HasSubstr("ended the session"));
     EXPECT_TRUE(gone.broken());
   }
+  // A daemon's "ring" for a region too small to hold one is not believed: the RPCs serve.
+  EXPECT_FALSE(remote::SharedTransfer(SharedRegion::Create(remote::kMinRingRegionBytes - 1).value(),
+                                      *id, &client->stub(), /*ring=*/true)
+                   .ring());
   ExpectServing(*client);
 }
 
