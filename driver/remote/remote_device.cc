@@ -334,16 +334,16 @@ void RemoteDevice::SetUpSharedMemory() {
       SharedRegion::Create(options_.shared_region_bytes);
   const auto timeout =
       std::min<std::chrono::milliseconds>(options_.rpc_deadline, std::chrono::milliseconds(10'000));
-  StatusOr<uint64_t> id =
-      region.ok() ? RegisterSharedRegion(**region, path, session_key_, int(timeout.count()))
-                  : StatusOr<uint64_t>(region.status());
+  StatusOr<RegisteredRegion> id =
+      region.ok() ? RegisterSharedRegionWithRing(**region, path, session_key_, int(timeout.count()))
+                  : StatusOr<RegisteredRegion>(region.status());
   if (!id.ok()) {
     TRNSIM_LOG(Info, Tdrv) << "neurond at " << address_
                            << ": no shared-memory data plane, transfers are streamed ("
                            << id.status().message() << ")";
     return;
   }
-  shared_ = std::make_unique<SharedTransfer>(std::move(*region), *id, stub_.get());
+  shared_ = std::make_unique<SharedTransfer>(std::move(*region), id->id, stub_.get(), id->ring);
 }
 
 SharedCallHooks RemoteDevice::Hooks(std::chrono::milliseconds deadline) const {
@@ -352,6 +352,8 @@ SharedCallHooks RemoteDevice::Hooks(std::chrono::milliseconds deadline) const {
   hooks.transport_error = [this, deadline](const char* rpc, const grpc::Status& status) {
     return TransportError(rpc, status, deadline);
   };
+  hooks.ring_deadline = deadline;
+  hooks.session_status = [this] { return CheckSession(); };
   return hooks;
 }
 
@@ -453,7 +455,8 @@ Status RemoteDevice::Write(MemoryHandle handle, uint64_t offset, const void* src
   const std::chrono::milliseconds deadline = StreamDeadline(size);
   if (shared_ != nullptr) {
     // Another thread's transfer holding the region: this one takes the stream instead.
-    if (std::unique_lock region = shared_->TryLock()) {
+    std::unique_lock region = shared_->TryLock();
+    if (region.owns_lock() && !shared_->broken()) {
       return shared_->Write(handle, offset, src, size, Hooks(deadline));
     }
   }
@@ -503,7 +506,8 @@ Status RemoteDevice::Read(MemoryHandle handle, uint64_t offset, void* dst, uint6
   TRNSIM_RETURN_IF_ERROR(CheckSession());
   const std::chrono::milliseconds deadline = StreamDeadline(size);
   if (shared_ != nullptr) {
-    if (std::unique_lock region = shared_->TryLock()) {
+    std::unique_lock region = shared_->TryLock();
+    if (region.owns_lock() && !shared_->broken()) {
       return shared_->Read(handle, offset, dst, size, Hooks(deadline));
     }
   }

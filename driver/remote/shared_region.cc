@@ -38,7 +38,9 @@ StatusOr<std::unique_ptr<SharedRegion>> SharedRegion::Create(uint64_t size_bytes
   if (fcntl(fd.get(), F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
     return FailureError(Errno("F_ADD_SEALS"));
   }
-  void* data = mmap(nullptr, size_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
+  // Populated now, so no transfer pays the first touch of a page.
+  void* data =
+      mmap(nullptr, size_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd.get(), 0);
   if (data == MAP_FAILED) return FailureError(Errno("mmap"));
   return std::unique_ptr<SharedRegion>(
       new SharedRegion(static_cast<uint8_t*>(data), size_bytes, std::move(fd)));
@@ -61,7 +63,8 @@ StatusOr<std::unique_ptr<SharedRegion>> SharedRegion::Map(UniqueFd fd, uint64_t 
     return InvalidError("a memfd of " + std::to_string(info.st_size) + " bytes (1 to " +
                         std::to_string(max_bytes) + " accepted)");
   }
-  void* data = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
+  // Populated now (the client's Create allocated the pages), so no transfer faults them in.
+  void* data = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd.get(), 0);
   if (data == MAP_FAILED) return InvalidError(Errno("mmap of the memfd"));
   // The mapping keeps the memory; the descriptor is not needed any more.
   return std::unique_ptr<SharedRegion>(
@@ -84,8 +87,10 @@ std::string SharedMemorySocketPath(const std::string& grpc_socket_path) {
   return path;
 }
 
-StatusOr<uint64_t> RegisterSharedRegion(const SharedRegion& region, const std::string& socket_path,
-                                        const std::string& session_key, int timeout_ms) {
+namespace {
+
+StatusOr<RegisteredRegion> Register(const SharedRegion& region, const std::string& socket_path,
+                                    const std::string& session_key, int timeout_ms, bool ring) {
   sockaddr_un address{};
   address.sun_family = AF_UNIX;
   if (socket_path.empty() || socket_path.size() >= sizeof(address.sun_path)) {
@@ -102,6 +107,7 @@ StatusOr<uint64_t> RegisterSharedRegion(const SharedRegion& region, const std::s
   }
   neurond::v1::SharedRegionRequest request;
   request.set_session_key(session_key);
+  request.set_ring(ring);
   TRNSIM_RETURN_IF_ERROR(SendWithFd(socket.get(), request.SerializeAsString(), region.fd()));
   TRNSIM_ASSIGN_OR_RETURN(Datagram datagram, ReceiveWithFd(socket.get(), kMaxReplyBytes));
   neurond::v1::SharedRegionResponse reply;
@@ -114,7 +120,23 @@ StatusOr<uint64_t> RegisterSharedRegion(const SharedRegion& region, const std::s
                         std::to_string(reply.region()) + " of " +
                         std::to_string(reply.size_bytes()) + " bytes");
   }
-  return reply.region();
+  return RegisteredRegion{reply.region(), reply.ring()};
+}
+
+}  // namespace
+
+StatusOr<uint64_t> RegisterSharedRegion(const SharedRegion& region, const std::string& socket_path,
+                                        const std::string& session_key, int timeout_ms) {
+  TRNSIM_ASSIGN_OR_RETURN(RegisteredRegion registered,
+                          Register(region, socket_path, session_key, timeout_ms, false));
+  return registered.id;
+}
+
+StatusOr<RegisteredRegion> RegisterSharedRegionWithRing(const SharedRegion& region,
+                                                        const std::string& socket_path,
+                                                        const std::string& session_key,
+                                                        int timeout_ms) {
+  return Register(region, socket_path, session_key, timeout_ms, true);
 }
 
 }  // namespace trnsim::driver::remote

@@ -60,6 +60,18 @@ class SharedRegion {
 StatusOr<uint64_t> RegisterSharedRegion(const SharedRegion& region, const std::string& socket_path,
                                         const std::string& session_key, int timeout_ms);
 
+// As RegisterSharedRegion, asking the daemon to serve the region's request ring
+// (shared_ring.h) too; `ring` says whether it does (an older daemon, or a region smaller than
+// kMinRingRegionBytes, gets none).
+struct RegisteredRegion {
+  uint64_t id = 0;
+  bool ring = false;
+};
+StatusOr<RegisteredRegion> RegisterSharedRegionWithRing(const SharedRegion& region,
+                                                        const std::string& socket_path,
+                                                        const std::string& session_key,
+                                                        int timeout_ms);
+
 // The side socket of a daemon listening on unix:`grpc_socket_path`: the same path + ".shm";
 // empty when that does not fit a unix socket address.
 std::string SharedMemorySocketPath(const std::string& grpc_socket_path);

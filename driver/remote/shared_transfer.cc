@@ -37,6 +37,7 @@ Status SharedTransfer::Read(MemoryHandle handle, uint64_t offset, void* dst, uin
 
 Status SharedTransfer::Run(bool write, MemoryHandle handle, uint64_t offset, uint8_t* host,
                            uint64_t size, const SharedCallHooks& hooks) {
+  if (ring_) return RunRing(write, handle, offset, host, size, hooks);
   const char* rpc = write ? "WriteShared" : "ReadShared";
   const uint64_t slot_bytes = region_->size() / kSlots;
   if (size <= slot_bytes) {

@@ -13,12 +13,21 @@
 // `transport_error`) stops the transfer after the pieces in flight have answered, and is
 // returned; like a refused stream, it leaves the device range's contents unspecified.
 //
+// With a request ring (shared_ring.h; `ring` when the daemon accepted one at registration) no RPC
+// is made at all: the region's first page holds the ring, the rest four data slots, and each
+// piece is a ring request, up to four posted at once. A transfer is cut into four pieces (each
+// of kMinRingPieceBytes to a data slot) so the client's copies overlap the daemon's even for a
+// small transfer. A ring whose daemon does not answer within the hooks' deadline, or has dropped
+// the session, is broken() from then on (NRT_TIMEOUT), as its slots may still be in use; the caller
+// then uses the streams.
+//
 // Thread safety: one transfer at a time per object; TryLock lets the remote back end fall back
 // to the stream for a transfer that finds the region busy.
 #pragma once
 
 #include <grpcpp/grpcpp.h>
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -27,6 +36,7 @@
 #include "common/status_or.h"
 #include "driver/device.h"
 #include "driver/remote/shared_region.h"
+#include "driver/remote/shared_ring.h"
 #include "proto/neurond.grpc.pb.h"
 
 namespace trnsim::driver::remote {
@@ -36,13 +46,25 @@ namespace trnsim::driver::remote {
 struct SharedCallHooks {
   std::function<void(grpc::ClientContext*)> prepare;
   std::function<Status(const char* rpc, const grpc::Status&)> transport_error;
+  // How long a ring transfer waits for the daemon (0 or less: no limit).
+  std::chrono::milliseconds ring_deadline{0};
+  // Polled while a ring transfer waits: not OK once the daemon has dropped the session (the
+  // transfer then returns it, and the region is broken()). Unset: not polled.
+  std::function<Status()> session_status;
 };
+
+// Smallest piece of a ring transfer cut in four (below it, the copies are too short to overlap).
+inline constexpr uint64_t kMinRingPieceBytes = 64 * 1024;
 
 class SharedTransfer {
  public:
   SharedTransfer(std::unique_ptr<SharedRegion> region, uint64_t region_id,
-                 neurond::v1::Neurond::Stub* stub)
-      : region_(std::move(region)), region_id_(region_id), stub_(stub) {}
+                 neurond::v1::Neurond::Stub* stub, bool ring = false)
+      : region_(std::move(region)),
+        region_id_(region_id),
+        stub_(stub),
+        // A region too small for the ring's layout uses the RPCs, whatever the daemon said.
+        ring_(ring && region_->size() >= kMinRingRegionBytes) {}
 
   std::unique_lock<std::mutex> TryLock() {
     return std::unique_lock<std::mutex>(mutex_, std::try_to_lock);
@@ -55,15 +77,23 @@ class SharedTransfer {
               const SharedCallHooks& hooks);
 
   uint64_t region_bytes() const { return region_->size(); }
+  bool ring() const { return ring_; }
+  // A ring transfer timed out: the region must not be used again. Read under TryLock's lock.
+  bool broken() const { return broken_; }
 
  private:
   Status Run(bool write, MemoryHandle handle, uint64_t offset, uint8_t* host, uint64_t size,
              const SharedCallHooks& hooks);
+  Status RunRing(bool write, MemoryHandle handle, uint64_t offset, uint8_t* host, uint64_t size,
+                 const SharedCallHooks& hooks);
 
   std::mutex mutex_;
   const std::unique_ptr<SharedRegion> region_;
   const uint64_t region_id_;
   neurond::v1::Neurond::Stub* const stub_;
+  const bool ring_;
+  uint32_t posted_ = 0;  // the ring's last request number (shared_ring.h)
+  bool broken_ = false;
 };
 
 }  // namespace trnsim::driver::remote

@@ -158,7 +158,9 @@ class NeurondService final : public v1::Neurond::Service {
   // The SharedMemoryListener's registrar: the session of request.session_key (unknown:
   // NRT_INVALID), the peer's uid when the session's Hello came from a known uid (PeerIdentity
   // "uid:U"; another uid: NRT_INVALID), then the memfd mapped (SharedRegion::Map) and added to
-  // the session (Session::AddSharedRegion). Logged either way.
+  // the session (Session::AddSharedRegion), and when request.ring asks for it and the region
+  // holds one (kMinRingRegionBytes), its request ring served by a RingServer the session owns
+  // (response.ring). Logged either way.
   v1::SharedRegionResponse RegisterSharedRegion(const v1::SharedRegionRequest& request,
                                                 driver::remote::UniqueFd fd,
                                                 const PeerCredentials& peer);
@@ -199,6 +201,10 @@ class NeurondService final : public v1::Neurond::Service {
   grpc::Status SharedTransfer(grpc::ServerContext* context, const char* rpc, bool to_device,
                               const v1::SharedTransferRequest& request,
                               v1::SharedTransferResponse* response);
+  // A RingServer's request (ring_server.h) of `session`: the handle resolved and the range
+  // checked against the allocation before any byte moves between `data` and device memory.
+  trnsim::Status RingTransfer(Session& session, driver::remote::RingOp op, uint64_t handle,
+                              uint64_t offset, uint64_t size, uint8_t* data);
   // Writes `status` into `out`; a failure is logged as one line naming the session and RPC.
   void Reply(const Session& session, const char* rpc, const trnsim::Status& status,
              v1::NrtStatus* out);

@@ -201,6 +201,14 @@ grpc::Status NeurondService::SharedTransfer(grpc::ServerContext* context, const 
   return grpc::Status::OK;
 }
 
+trnsim::Status NeurondService::RingTransfer(Session& session, remote::RingOp op, uint64_t handle,
+                                            uint64_t offset, uint64_t size, uint8_t* data) {
+  TRNSIM_ASSIGN_OR_RETURN(Session::DeviceMemory memory, session.Resolve(handle));
+  TRNSIM_RETURN_IF_ERROR(CheckRange(memory, offset, size));
+  return op == remote::RingOp::kWrite ? device_->Write(memory.device_handle, offset, data, size)
+                                      : device_->Read(memory.device_handle, offset, data, size);
+}
+
 v1::SharedRegionResponse NeurondService::RegisterSharedRegion(
     const v1::SharedRegionRequest& request, remote::UniqueFd fd, const PeerCredentials& peer) {
   v1::SharedRegionResponse response;
@@ -222,11 +230,26 @@ v1::SharedRegionResponse NeurondService::RegisterSharedRegion(
         std::unique_ptr<remote::SharedRegion> region,
         remote::SharedRegion::Map(std::move(fd), remote::kMaxSharedRegionBytes));
     const uint64_t size = region->size();
-    TRNSIM_ASSIGN_OR_RETURN(uint64_t id, session->AddSharedRegion(std::move(region)));
+    std::shared_ptr<remote::SharedRegion> shared = std::move(region);
+    TRNSIM_ASSIGN_OR_RETURN(uint64_t id, session->AddSharedRegion(shared));
     response.set_region(id);
     response.set_size_bytes(size);
+    // The ring, when asked for and the region has room for it; else the client uses the RPCs.
+    if (request.ring() && size >= remote::kMinRingRegionBytes) {
+      // The server lives in the session and is stopped by its Close, so `raw` outlives it.
+      Session* raw = session.get();
+      auto serve = [this, raw](remote::RingOp op, uint64_t handle, uint64_t offset, uint64_t size,
+                               uint8_t* data) {
+        return RingTransfer(*raw, op, handle, offset, size, data);
+      };
+      TRNSIM_RETURN_IF_ERROR(session->AddRingServer(std::make_unique<RingServer>(
+          shared, serve,
+          "session " + std::to_string(session->identity().id) + " region " + std::to_string(id))));
+      response.set_ring(true);
+    }
     TRNSIM_LOG(Info, Tool) << "session " << session->identity().id << ": shared-memory region "
-                           << id << " of " << size << " bytes (" << who << ")";
+                           << id << " of " << size << " bytes (" << who << ")"
+                           << (response.ring() ? ", request ring" : "");
     return trnsim::Status::Ok();
   };
   Reply(*session, "RegisterSharedRegion", run(), response.mutable_status());

@@ -390,11 +390,14 @@ uint32_t Session::executions_running() const {
 
 Session::Released Session::Close() {
   Released released;
+  // Stopped when this returns, after the lock is released: a ring's thread may be waiting for it.
+  std::vector<std::unique_ptr<RingServer>> ring_servers;
   cancel_ = true;  // before the lock: an execution of this session may be running
   {
     std::lock_guard lock(mutex_);
     if (closed_) return released;
     closed_ = true;
+    ring_servers.swap(ring_servers_);
     released.ended = true;
     for (auto& [handle, memory] : memory_) {
       // The Device knows the handle (only this session frees it), so this cannot fail unless
@@ -437,6 +440,17 @@ StatusOr<uint64_t> Session::AddSharedRegion(std::shared_ptr<driver::remote::Shar
   const uint64_t id = next_region_++;
   regions_.emplace(id, std::move(region));
   return id;
+}
+
+Status Session::AddRingServer(std::unique_ptr<RingServer> server) {
+  std::unique_ptr<RingServer> refused;  // stopped after the lock is released
+  std::lock_guard lock(mutex_);
+  if (Status open = CheckOpen(); !open.ok()) {
+    refused = std::move(server);
+    return open;
+  }
+  ring_servers_.push_back(std::move(server));
+  return Status::Ok();
 }
 
 StatusOr<std::shared_ptr<driver::remote::SharedRegion>> Session::SharedRegionById(

@@ -58,6 +58,7 @@
 #include "driver/execution_types.h"
 #include "driver/faults/fault_plan.h"
 #include "driver/remote/shared_region.h"
+#include "tools/neurond/ring_server.h"
 
 namespace trnsim::neurond {
 
@@ -195,6 +196,10 @@ class Session {
   // NRT_RESOURCE past kMaxSharedRegions, NRT_FAILURE after Close; else the region's id.
   StatusOr<uint64_t> AddSharedRegion(std::shared_ptr<driver::remote::SharedRegion> region);
   StatusOr<std::shared_ptr<driver::remote::SharedRegion>> SharedRegionById(uint64_t id) const;
+  // Keeps `server` (serving one of this session's regions) until Close, which stops it after
+  // releasing the session's lock (its thread may be waiting for that lock). NRT_FAILURE after
+  // Close, the server then stopped at once.
+  Status AddRingServer(std::unique_ptr<RingServer> server);
 
   // Releases cores and memory on the Device; idempotent. Returns what was held, for the log
   // (`ended` is false, and the rest zero, when the session had already ended).
@@ -254,6 +259,7 @@ class Session {
   uint32_t executions_running_ = 0;
   std::deque<ExecutionSample> recent_;  // at most kRecentExecutions, oldest first
   std::map<uint64_t, std::shared_ptr<driver::remote::SharedRegion>> regions_;
+  std::vector<std::unique_ptr<RingServer>> ring_servers_;
   uint64_t next_region_ = 1;
 };
 
