@@ -69,13 +69,13 @@ void CoreModel::Start() {
 }
 
 void CoreModel::EnableEffectWorker() {
+  // The thread itself starts with the first deferred effect: an execution with none costs none.
   router_ = std::make_unique<EffectRouter>(run_.state->limits);
-  worker_ = std::make_unique<EffectWorker>(*run_.state, *run_.hbm);
 }
 
 void CoreModel::DrainEffects() {
-  if (!worker_) return;
-  worker_->Drain();
+  if (!router_) return;
+  if (worker_) worker_->Drain();
   // Instructions that touch no data left rounding_stream to the worker; the serial run's value
   // is the last issued instruction's.
   run_.state->rounding_stream = last_stream_;
@@ -368,7 +368,7 @@ void CoreModel::Try(int engine) {
   ApplyUpdates(inst, isa::UpdateWhen::kRead);
   EffectRoute route = EffectRoute::kDrainCore;
   uint64_t stream = 0;
-  if (worker_)
+  if (router_)
     route = BeginEffect(e.kind, inst, stream);
   else
     reference::BeginInstruction(*run_.state, e.kind);
@@ -415,6 +415,7 @@ void CoreModel::Try(int engine) {
   } else if (inst.opcode == Opcode::kDebugPrint) {
     st = IssueDebugPrint(engine, inst);
   } else if (route == EffectRoute::kDefer) {
+    if (!worker_) worker_ = std::make_unique<EffectWorker>(*run_.state, *run_.hbm);
     worker_->Post({e.kind, &inst, e.pc, stream});  // proven to succeed and fall through
     ++deferred_effects_;
   } else {

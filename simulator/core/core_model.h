@@ -82,11 +82,13 @@ class CoreModel {
   }
   int physical_core() const { return run_.core; }
   // From Start on, applies the data effects the EffectRouter defers on a host thread of this
-  // core's own (effect_worker.h). Call before Start. Changes no result, time or statistic.
+  // core's own (effect_worker.h), started at the first one. Call before Start. Changes no
+  // result, time or statistic.
   void EnableEffectWorker();
   // Returns once every deferred effect has been applied, leaving the core's state exactly as the
-  // serial run leaves it at this point; without a worker, does nothing. The scheduler thread
-  // calls it before reading or writing the core's data itself, and Execute before it returns.
+  // serial run leaves it at this point; without EnableEffectWorker, does nothing. The scheduler
+  // thread calls it before reading or writing the core's data itself, and Execute before it
+  // returns.
   void DrainEffects();
   // Effects posted to the effect worker so far.
   uint64_t deferred_effects() const { return deferred_effects_; }
@@ -207,7 +209,7 @@ class CoreModel {
   isa::ActTableSet act_table_ = isa::ActTableSet::kNone;  // the set ScalarE has loaded
   std::unique_ptr<TraceRecorder> trace_;                  // null unless tracing
   TraceSource sync_source_;  // tracing: who the next ApplySync calls come from
-  // Host parallelism (EnableEffectWorker); both null without it.
+  // Host parallelism: the router from EnableEffectWorker on, the worker from the first deferral.
   std::unique_ptr<EffectRouter> router_;
   std::unique_ptr<EffectWorker> worker_;
   uint64_t deferred_effects_ = 0;
