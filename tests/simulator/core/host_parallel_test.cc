@@ -6,7 +6,8 @@
 //
 // The programs mix every route of effect_router.h: deferred matmuls (bf16, fp32, accumulate,
 // nc_transpose), matmuls with register offsets inside a branch loop (drained, inline), ACT/DVE
-// reading PSUM (drained), DMA both ways, sendrecv into the peer's SBUF and core_barrier.
+// reading PSUM (drained), DMA both ways, sendrecv into the peer's SBUF and core_barrier; and 16
+// such LNC=2 ranks, each on its own thread, meeting in an all-reduce through a CollectiveHub.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,9 +15,11 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
+#include "simulator/collective/collective_hub.h"
 #include "simulator/core/execution.h"
 #include "simulator/isa/limits.h"
 #include "simulator/isa/text.h"
@@ -54,8 +57,10 @@ std::vector<uint8_t> Pattern(size_t bytes, uint32_t seed, bool tiny) {
 }
 
 // `validate` false: the program's static errors too are found as the instructions execute.
+// `port`: where `collective` instructions go (null: none); `seed` varies the inputs.
 Outcome RunPair(const PairProgram& program, bool host_threads, bool stochastic,
-                bool validate = true) {
+                bool validate = true, collective::CollectivePort* port = nullptr,
+                uint32_t seed = 0) {
   Outcome o;
   std::vector<std::vector<isa::Program>> programs(2);
   std::vector<CoreRun> runs;
@@ -67,9 +72,10 @@ Outcome RunPair(const PairProgram& program, bool host_threads, bool stochastic,
       s.rounding_seed = 77 + uint64_t(c);
     }
     // Inputs: var 10+c stationary/moving bf16 [128 x 512], var 20+c fp32 [128 x 128].
-    o.hbm.vars[10 + uint32_t(c)] = Pattern(32768 + 128 * 512 * 2, 3 + uint32_t(c), c == 1);
-    o.hbm.vars[20 + uint32_t(c)] = Pattern(128 * 128 * 4, 9 + uint32_t(c), false);
+    o.hbm.vars[10 + uint32_t(c)] = Pattern(32768 + 128 * 512 * 2, 3 + uint32_t(c) + seed, c == 1);
+    o.hbm.vars[20 + uint32_t(c)] = Pattern(128 * 128 * 4, 9 + uint32_t(c) + seed, false);
     o.hbm.vars[30 + uint32_t(c)] = std::vector<uint8_t>(128 * 512 * 4);
+    o.hbm.vars[40 + uint32_t(c)] = std::vector<uint8_t>(128 * 128 * 4);  // collective dst
     for (const std::string& text : program.core[c]) {
       StatusOr<isa::Program> p = isa::ParseProgram(text);
       EXPECT_TRUE(p.ok()) << p.status().message() << "\n" << text;
@@ -89,6 +95,7 @@ Outcome RunPair(const PairProgram& program, bool host_threads, bool stochastic,
   options.host_threads = host_threads;
   options.trace = &o.trace;
   options.validate = validate;
+  options.collectives = port;
   o.result = Execute(kChip, runs, options);
   return o;
 }
@@ -323,6 +330,60 @@ TEST(HostParallelTest, MatmulBeforeLoadStationaryFailsAsSerially) {
   EXPECT_NE(serial.result.status().message().find("before load_stationary"), std::string::npos)
       << serial.result.status().message();
   for (int i = 0; i < 3; ++i) ExpectIdentical(serial, RunPair(p, true, false, false));
+}
+
+}  // namespace
+}  // namespace trnsim::simulator::core
+
+namespace trnsim::simulator::core {
+namespace {
+
+// 16 ranks in one process, each an LNC=2 execution on its own thread (as the runtime runs them:
+// one caller thread per rank), meeting in an all-reduce of core 0's matmul results: every rank's
+// outcome is the same with host threads on and off.
+std::vector<Outcome> RunSixteenRanks(bool host_threads) {
+  constexpr uint32_t kRanks = 16;
+  const InstanceSpec& spec = *FindInstanceSpec("trn2.48xlarge").value();
+  collective::CollectiveHub hub(spec);
+  std::vector<Outcome> outcomes(kRanks);
+  std::vector<std::thread> threads;
+  for (uint32_t r = 0; r < kRanks; ++r) {
+    threads.emplace_back([&, r] {
+      PairProgram program = MatmulPair(/*matmuls=*/4, /*n=*/128);
+      std::string& sp = program.core[0][0];
+      sp.insert(sp.find("core_barrier"),
+                "collective dst=hbm[var40 + 0, [128 x 128, 128 x 1]] fp32 src=hbm[var30 + 0, [128 "
+                "x 128, 128 x 1]] fp32 group=0 stride=1 op0=add kind=all_reduce id=1\nbarrier\n");
+      collective::RankEndpoint endpoint;
+      endpoint.communicator = "host-parallel-test";
+      endpoint.rank = r;
+      endpoint.world_size = kRanks;
+      endpoint.chip = int(r);
+      std::unique_ptr<collective::CollectivePort> port = hub.Attach(endpoint, {});
+      outcomes[r] = RunPair(program, host_threads, false, true, port.get(), /*seed=*/r * 17);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  return outcomes;
+}
+
+TEST(HostParallelTest, SixteenRankAllReduceOfLnc2RanksIsBitIdentical) {
+  const std::vector<Outcome> serial = RunSixteenRanks(false);
+  for (const Outcome& o : serial) ASSERT_TRUE(o.result.ok()) << o.result.status().ToString();
+  // The all-reduce really summed: rank 0's result differs from its own input.
+  const std::vector<uint8_t>& in = serial[0].hbm.vars.at(30);
+  const std::vector<uint8_t>& sum = serial[0].hbm.vars.at(40);
+  EXPECT_FALSE(std::equal(sum.begin(), sum.end(), in.begin()));
+  EXPECT_EQ(sum, serial[15].hbm.vars.at(40));  // every rank holds the same sum
+  for (int round = 0; round < 3; ++round) {
+    const std::vector<Outcome> parallel = RunSixteenRanks(true);
+    for (size_t r = 0; r < serial.size(); ++r) {
+      SCOPED_TRACE("round " + std::to_string(round) + ", rank " + std::to_string(r));
+      ExpectIdentical(serial[r], parallel[r]);
+      ASSERT_TRUE(parallel[r].result.ok());
+      EXPECT_GT(parallel[r].result->deferred_effects, 0u);
+    }
+  }
 }
 
 }  // namespace
