@@ -150,6 +150,11 @@ constexpr EnvVarInfo kTable[] = {
     {EnvVar::kListenFds, "LISTEN_FDS", EnvType::kInt, "",
      "neurond only (systemd socket activation): how many sockets systemd passed from fd 3 on; "
      "neurond takes exactly one listening stream socket (unix or TCP)."},
+    {EnvVar::kHostThreads, "TRNSIM_HOST_THREADS", EnvType::kBool, "true",
+     "trnsim only: simulate the physical cores of one execution (both cores of an LNC=2 logical "
+     "core) on host threads of their own when the host has more than one hardware thread. "
+     "Outputs, simulated times, statistics, traces and errors are identical either way; false: "
+     "one host thread per execution (docs/decisions.md, \"Parallel simulation on the host\")."},
 };
 static_assert(std::size(kTable) == static_cast<size_t>(EnvVar::kCount),
               "every EnvVar needs exactly one row");

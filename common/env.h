@@ -58,6 +58,7 @@ enum class EnvVar : int {
   kDebugOutputDir,                 // NEURON_RT_DEBUG_OUTPUT_DIR (docs/debug-stream.md)
   kListenPid,                      // LISTEN_PID (systemd socket activation; neurond only)
   kListenFds,                      // LISTEN_FDS (systemd socket activation; neurond only)
+  kHostThreads,                    // TRNSIM_HOST_THREADS (parallel simulation on the host)
   kCount,
 };
 

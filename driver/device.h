@@ -174,6 +174,10 @@ struct DeviceOptions {
   // with nc= is refused, NRT_INVALID). sim: the device injects them itself; remote: sent in
   // Hello, neurond injects them into this connection's executions. Empty: none.
   faults::FaultSpec faults;
+  // sim: simulate the physical cores of one execution on host threads of their own when the
+  // host has more than one (simulator/core/execution.h, ExecuteOptions::host_threads); results
+  // are identical either way. remote: unused (neurond's device decides for itself).
+  bool host_threads = true;
 };
 
 // Opens a device with the named back end; NRT_INVALID names the known back ends.

@@ -50,6 +50,7 @@ Status ParseRunSettings(const Environment& env, RuntimeConfig& config) {
     }
   }
   TRNSIM_ASSIGN_OR_RETURN(config.stochastic_rounding, env.GetBool(EnvVar::kStochasticRounding));
+  TRNSIM_ASSIGN_OR_RETURN(config.host_threads, env.GetBool(EnvVar::kHostThreads));
   TRNSIM_ASSIGN_OR_RETURN(int64_t rounding_seed, env.GetInt(EnvVar::kStochasticSeed));
   config.rounding_seed = uint64_t(rounding_seed);
   TRNSIM_ASSIGN_OR_RETURN(bool fail_on_nan, env.GetBool(EnvVar::kFailOnNan));

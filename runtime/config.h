@@ -54,6 +54,7 @@ struct RuntimeConfig {
   bool validate_hash = false;        // NEURON_RT_VALIDATE_HASH: check a NEFF's payload hash
   int64_t exec_timeout_s = 600;      // NEURON_RT_EXEC_TIMEOUT (>= 0; 0: no limit)
   bool exec_report = false;          // TRNSIM_EXEC_REPORT
+  bool host_threads = true;          // TRNSIM_HOST_THREADS
   bool stochastic_rounding = false;  // NEURON_RT_STOCHASTIC_ROUNDING_EN
   uint64_t rounding_seed = 0;        // NEURON_RT_STOCHASTIC_ROUNDING_SEED
   // NEURON_FAIL_ON_NAN, or NEURON_RT_NUMERICAL_ERRORS_VERBOSITY=critical (the other accepted

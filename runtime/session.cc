@@ -56,6 +56,7 @@ StatusOr<std::unique_ptr<Session>> Session::Open(const Environment& env,
     options.backend = config.backend;
     options.instance = config.instance;
     options.faults = config.faults;
+    options.host_threads = config.host_threads;
     TRNSIM_ASSIGN_OR_RETURN(device, OpenBackend(options));
   }
 

@@ -70,9 +70,9 @@ StatusOr<std::unique_ptr<Device>> OpenSimDevice(const DeviceOptions& options);
 
 class SimDevice final : public Device {
  public:
-  // `faults`: the fault plan to apply (null: none).
+  // `faults`: the fault plan to apply (null: none). `host_threads`: DeviceOptions::host_threads.
   explicit SimDevice(std::unique_ptr<simulator::Instance> instance,
-                     std::unique_ptr<faults::FaultPlan> faults = nullptr);
+                     std::unique_ptr<faults::FaultPlan> faults = nullptr, bool host_threads = true);
 
   const simulator::InstanceSpec& instance_spec() const override { return instance_->spec(); }
 
@@ -144,6 +144,7 @@ class SimDevice final : public Device {
 
   std::unique_ptr<simulator::Instance> instance_;
   const std::unique_ptr<faults::FaultPlan> faults_;  // null: no fault injection
+  const bool host_threads_;                          // DeviceOptions::host_threads
   // Where every execution that is a collective rank meets the others (its own locking).
   simulator::collective::CollectiveHub collectives_;
   // Where point-to-point transfers meet; it copies with Copy (its own locking).

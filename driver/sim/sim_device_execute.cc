@@ -228,6 +228,8 @@ StatusOr<ExecutionResult> SimDevice::Execute(std::span<const CoreExecution> core
   if (options.max_events != 0) execute_options.max_events = options.max_events;
   execute_options.cancel = options.cancel;
   execute_options.trace = options.trace;
+  execute_options.host_threads =
+      host_threads_ && simulator::core::HostHasSeveralThreads();  // TRNSIM_HOST_THREADS
   std::unique_ptr<simulator::collective::CollectivePort> port;
   if (options.collective) {
     simulator::collective::RankEndpoint endpoint;

@@ -72,6 +72,7 @@ Status CoreModel::IssueCollective(int engine, const isa::Instruction& inst, uint
       land_ps,
       [this, engine, traced, dst, output, pc] {
         if (!status_.ok()) return;
+        DrainEffects();  // dst may be this core's SBUF/PSUM
         Status st = reference::WriteOperandBytes(dst, *output, *run_.state, *run_.hbm);
         if (!st.ok()) {
           Fail(Status(st.code(), Where(engines_[engine], pc) + ": " + st.message()));

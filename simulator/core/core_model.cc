@@ -62,8 +62,35 @@ void CoreModel::Start() {
   pe_.Reset();
   for (RawHazard& h : hazards_) h.Clear();
   act_table_ = isa::ActTableSet::kNone;  // every execution starts without a table loaded
+  if (router_) router_->Reset();
+  last_stream_ = s.rounding_stream;
   for (int e = 0; e < isa::kEngineCount; ++e)
     if (!engines_[e].ended) PostTry(e, scheduler_.Now());
+}
+
+void CoreModel::EnableEffectWorker() {
+  // The thread itself starts with the first deferred effect: an execution with none costs none.
+  router_ = std::make_unique<EffectRouter>(run_.state->limits);
+}
+
+void CoreModel::DrainEffects() {
+  if (!router_) return;
+  if (worker_) worker_->Drain();
+  // Instructions that touch no data left rounding_stream to the worker; the serial run's value
+  // is the last issued instruction's.
+  run_.state->rounding_stream = last_stream_;
+}
+
+EffectRoute CoreModel::BeginEffect(isa::Engine kind, const Instruction& inst, uint64_t& stream) {
+  reference::CoreState& s = *run_.state;
+  // BeginInstruction, split: `issued` is the scheduler thread's, rounding_stream the worker's
+  // until the next drain.
+  stream = reference::RoundingStream(s.rounding_seed, kind, s.issued[int(kind)]++);
+  last_stream_ = stream;
+  const EffectRoute route = router_->Route(kind, inst, *run_.hbm);
+  if (route == EffectRoute::kDrainCore || route == EffectRoute::kDrainPair) DrainEffects();
+  if (route == EffectRoute::kDrainPair && peer_ != nullptr) peer_->DrainEffects();
+  return route;
 }
 
 bool CoreModel::done() const {
@@ -350,7 +377,12 @@ void CoreModel::Try(int engine) {
     sync_source_ = {TraceSource::Kind::kInstruction, traced};
   }
   ApplyUpdates(inst, isa::UpdateWhen::kRead);
-  reference::BeginInstruction(*run_.state, e.kind);
+  EffectRoute route = EffectRoute::kDrainCore;
+  uint64_t stream = 0;
+  if (router_)
+    route = BeginEffect(e.kind, inst, stream);
+  else
+    reference::BeginInstruction(*run_.state, e.kind);
 
   const cost::InstructionCost cost = cost::EstimateCost(inst, e.kind, chip_.cost);
   const Clock clock = cost.clock();
@@ -393,6 +425,10 @@ void CoreModel::Try(int engine) {
     async = true;
   } else if (inst.opcode == Opcode::kDebugPrint) {
     st = IssueDebugPrint(engine, inst);
+  } else if (route == EffectRoute::kDefer) {
+    if (!worker_) worker_ = std::make_unique<EffectWorker>(*run_.state, *run_.hbm);
+    worker_->Post({e.kind, &inst, e.pc, stream});  // proven to succeed and fall through
+    ++deferred_effects_;
   } else {
     st = ApplyEffect(e.kind, inst, e.pc, *run_.state, *run_.hbm, next, ended);
   }
@@ -400,6 +436,7 @@ void CoreModel::Try(int engine) {
     Fail(Status(st.code(), Where(e) + ": " + st.message()));
     return;
   }
+  if (router_) router_->Issued(inst);
   if (IsSyncOrUpdate(inst) && !async) WakeBlocked();
   if (trace_) {
     // sem_update / event_set / event_clear change S or E through the effect itself.

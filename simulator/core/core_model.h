@@ -28,7 +28,12 @@
 //
 // Determinism: the engines are components with ids base+engine; all their events carry those
 // ids as priorities, so simultaneous events run in a fixed order.
-// Thread safety: none; driven by its scheduler's thread.
+// Host parallelism (EnableEffectWorker): the data effects of TensorE's on-chip instructions may
+// be applied on a host thread of the core's own, in issue order (effect_worker.h,
+// effect_router.h); the scheduler thread drains it before it touches the core's data itself.
+// Results, times, statistics and traces are the serial run's, bit for bit.
+//
+// Thread safety: none; driven by its scheduler's thread (its effect worker is internal).
 #pragma once
 
 #include <array>
@@ -40,6 +45,8 @@
 #include "simulator/core/debug_output.h"
 #include "simulator/core/dma_fabric.h"
 #include "simulator/core/dma_split.h"
+#include "simulator/core/effect_router.h"
+#include "simulator/core/effect_worker.h"
 #include "simulator/core/execution.h"
 #include "simulator/core/pe_pipeline.h"
 #include "simulator/core/raw_hazard.h"
@@ -77,6 +84,17 @@ class CoreModel {
     run_index_ = run_index;
   }
   int physical_core() const { return run_.core; }
+  // From Start on, applies the data effects the EffectRouter defers on a host thread of this
+  // core's own (effect_worker.h), started at the first one. Call before Start. Changes no
+  // result, time or statistic.
+  void EnableEffectWorker();
+  // Returns once every deferred effect has been applied, leaving the core's state exactly as the
+  // serial run leaves it at this point; without EnableEffectWorker, does nothing. The scheduler
+  // thread calls it before reading or writing the core's data itself, and Execute before it
+  // returns.
+  void DrainEffects();
+  // Effects posted to the effect worker so far.
+  uint64_t deferred_effects() const { return deferred_effects_; }
 
   // Resets registers, accumulators, the stationary buffer, semaphores and events to their
   // program-start values (docs/isa.md §3; SBUF and PSUM keep their contents) and posts each
@@ -170,6 +188,9 @@ class CoreModel {
   isa::ActTableSet MissingActTable(const isa::Instruction& inst) const;
   void LoadActTable(int engine, isa::ActTableSet set, TimePs now, DurationPs waited_ps);
   void Fail(Status status);
+  // With an effect worker: BeginInstruction's work for `inst` (its rounding stream into
+  // `stream`), and where its effect goes — after draining the worker(s) it must wait for.
+  EffectRoute BeginEffect(isa::Engine kind, const isa::Instruction& inst, uint64_t& stream);
   std::string Where(const EngineState& e) const { return Where(e, e.pc); }
   // The same for instruction `pc` of the engine (an asynchronous instruction's completion, after
   // the engine has moved on: it keeps the pc, not the text, so issuing builds no string).
@@ -197,6 +218,11 @@ class CoreModel {
   isa::ActTableSet act_table_ = isa::ActTableSet::kNone;  // the set ScalarE has loaded
   std::unique_ptr<TraceRecorder> trace_;                  // null unless tracing
   TraceSource sync_source_;  // tracing: who the next ApplySync calls come from
+  // Host parallelism: the router from EnableEffectWorker on, the worker from the first deferral.
+  std::unique_ptr<EffectRouter> router_;
+  std::unique_ptr<EffectWorker> worker_;
+  uint64_t deferred_effects_ = 0;
+  uint64_t last_stream_ = 0;  // rounding stream of the last instruction issued (serial's value)
 };
 
 }  // namespace trnsim::simulator::core

@@ -99,6 +99,7 @@ Status CoreModel::IssueSendRecv(int engine, const isa::Instruction& inst, uint32
   r.on_land = [this, engine, traced, dma, dst, bytes, peer_sem, pc](const DmaLanding& landing) {
     if (!status_.ok()) return;
     if (trace_) trace_->DmaLanded(dma, scheduler_.Now(), landing);
+    peer_->DrainEffects();  // the bytes land in the peer's SBUF
     Status st = reference::WriteOperandBytes(dst, *bytes, *peer_->run_.state, *peer_->run_.hbm);
     if (!st.ok()) {
       Fail(Status(st.code(), Where(engines_[engine], pc) + ": " + st.message()));

@@ -99,6 +99,16 @@ StatusOr<ExecutionResult> Execute(const ChipSpec& chip, std::span<const CoreRun>
     for (auto& c : cores) c->set_trace(options.trace);
   }
   for (auto& c : cores) c->set_collectives(options.collectives);
+  if (options.host_threads && cores.size() > 1)
+    for (auto& c : cores) c->EnableEffectWorker();
+  // Whatever Execute returns, every deferred effect has been applied first: a failed or
+  // cancelled execution leaves memory exactly as the serial run leaves it.
+  struct DrainAtExit {
+    std::vector<std::unique_ptr<CoreModel>>& cores;
+    ~DrainAtExit() {
+      for (auto& c : cores) c->DrainEffects();
+    }
+  } drain_at_exit{cores};
   DebugOutput debug(options.debug_limits);
   for (size_t i = 0; i < cores.size(); ++i) cores[i]->set_debug_output(&debug, uint32_t(i));
   // LNC=2 pairs: physical cores 2k and 2k+1 both in the run see each other.
@@ -143,6 +153,7 @@ StatusOr<ExecutionResult> Execute(const ChipSpec& chip, std::span<const CoreRun>
   result.debug_prints_dropped = debug.dropped();
   for (auto& c : cores) {
     result.cores.push_back(c->Stats(0));
+    result.deferred_effects += c->deferred_effects();
     result.duration_ps = std::max(result.duration_ps, result.cores.back().duration_ps);
   }
   return result;

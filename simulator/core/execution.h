@@ -21,6 +21,11 @@
 //   NRT_FAILURE  ExecuteOptions::cancel was set (checked between slices of scheduler events, so
 //                within milliseconds of host time).
 //
+// Host parallelism (ExecuteOptions::host_threads): with two or more cores in the run, each core
+// applies the data effects of its TensorE on-chip instructions on a host thread of its own while
+// the one scheduler thread runs the timing model (effect_worker.h, effect_router.h). Outputs,
+// simulated times, statistics, traces and errors are the serial run's, bit for bit.
+//
 // Thread safety: Execute is reentrant; the caller serialises executions that share a CoreState
 // or memory.
 #pragma once
@@ -31,6 +36,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/status_or.h"
@@ -77,6 +83,9 @@ struct CoreRun {
 inline constexpr uint64_t kDefaultMaxEvents = uint64_t{1} << 28;  // 268,435,456
 inline constexpr uint64_t kFastestEventsPerSecond = 8'000'000;    // branch loop, idle host
 
+// ExecuteOptions::host_threads's default: on when the host has more than one hardware thread.
+inline bool HostHasSeveralThreads() { return std::thread::hardware_concurrency() > 1; }
+
 struct ExecuteOptions {
   uint64_t max_events = kDefaultMaxEvents;  // scheduler events before NRT_TIMEOUT
   // Host time before NRT_TIMEOUT (NEURON_RT_EXEC_TIMEOUT); zero: unlimited.
@@ -94,6 +103,10 @@ struct ExecuteOptions {
   // The device's debug buffer: what the execution's debug_print instructions may keep
   // (debug_output.h); prints past it are counted in ExecutionResult::debug_prints_dropped.
   DebugPrintLimits debug_limits;
+  // With two or more cores in the run: simulate them in parallel on the host (one effect thread
+  // per core, see above; TRNSIM_HOST_THREADS). Off: everything on the calling thread. Either
+  // way the results are identical; only host time differs.
+  bool host_threads = HostHasSeveralThreads();
 };
 
 struct EngineStats {
@@ -130,6 +143,9 @@ struct ExecutionResult {
   // kept but counted.
   std::vector<reference::DebugPrint> debug_prints;
   uint64_t debug_prints_dropped = 0;
+  // Host work, not simulation: effects applied on the cores' effect threads (host_threads; 0
+  // when off). Every other field is the same either way.
+  uint64_t deferred_effects = 0;
 };
 
 // Runs `runs` (distinct cores of one chip described by `chip`) to completion.

@@ -205,12 +205,14 @@ void ApplySyncUpdate(CoreState& s, isa::UpdateOp op, uint32_t index, uint32_t va
   }
 }
 
-void BeginInstruction(CoreState& s, Engine e) {
-  const uint64_t n = s.issued[int(e)]++;
+uint64_t RoundingStream(uint64_t seed, Engine e, uint64_t n) {
   // One 64-bit stream id per (seed, engine, instruction): two rounds of the splitmix64 mix.
-  s.rounding_stream =
-      (uint64_t(numerics::StochasticBits(s.rounding_seed ^ (uint64_t(int(e)) << 56), n)) << 32) |
-      numerics::StochasticBits(s.rounding_seed + 0x632be59bd9b4e019ull, n * 8 + uint64_t(int(e)));
+  return (uint64_t(numerics::StochasticBits(seed ^ (uint64_t(int(e)) << 56), n)) << 32) |
+         numerics::StochasticBits(seed + 0x632be59bd9b4e019ull, n * 8 + uint64_t(int(e)));
+}
+
+void BeginInstruction(CoreState& s, Engine e) {
+  s.rounding_stream = RoundingStream(s.rounding_seed, e, s.issued[int(e)]++);
 }
 
 Status ExecuteInstruction(Engine e, const Instruction& inst, size_t pc, CoreState& s, HbmView& hbm,

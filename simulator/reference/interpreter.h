@@ -122,6 +122,10 @@ StatusOr<RunResult> Run(std::span<const isa::Program> programs, CoreState& state
 // the engine and issued[engine], then counts the instruction. Every executor calls it once per
 // instruction issued, before its effect, whichever path applies the effect.
 void BeginInstruction(CoreState& state, isa::Engine engine);
+// The rounding_stream BeginInstruction derives for instruction `n` (counted from 0 at start) of
+// `engine` under `seed`: a pure function, so a caller that applies effects on another thread
+// can compute it where the instruction issues.
+uint64_t RoundingStream(uint64_t seed, isa::Engine engine, uint64_t n);
 
 // Applies one semaphore/event update to `state` (docs/isa.md §2.3): S[index] += / -= / = value
 // (wrapping uint32), or E[index] = 1 / 0; indices wrap at 256.

@@ -134,6 +134,16 @@ TEST(ParseRuntimeConfigTest, RunSettingsDefaultsAndValues) {
   EXPECT_EQ(set.debug_output_dir, "/tmp/prints");
 }
 
+TEST(ParseRuntimeConfigTest, HostThreadsAreOnUnlessTurnedOff) {
+  EXPECT_TRUE(MustParse({}).host_threads);
+  EXPECT_FALSE(MustParse({{"TRNSIM_HOST_THREADS", "false"}}).host_threads);
+  EXPECT_FALSE(MustParse({{"TRNSIM_HOST_THREADS", "0"}}).host_threads);
+  EXPECT_TRUE(MustParse({{"TRNSIM_HOST_THREADS", "1"}}).host_threads);
+  StatusOr<RuntimeConfig> bad = Parse({{"TRNSIM_HOST_THREADS", "maybe"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("TRNSIM_HOST_THREADS"));
+}
+
 TEST(ParseRuntimeConfigTest, MalformedRunSettingsAreInvalidNamingTheVariable) {
   const std::map<std::string, std::string> bad[] = {
       {{"NEURON_RT_EXEC_TIMEOUT", "-1"}},
