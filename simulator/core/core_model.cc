@@ -427,7 +427,7 @@ void CoreModel::Try(int engine) {
     st = IssueDebugPrint(engine, inst);
   } else if (route == EffectRoute::kDefer) {
     if (!worker_) worker_ = std::make_unique<EffectWorker>(*run_.state, *run_.hbm);
-    worker_->Post({e.kind, &inst, e.pc, stream});  // proven to succeed and fall through
+    worker_->Post({e.kind, inst, e.pc, stream});  // proven to succeed and fall through
     ++deferred_effects_;
   } else {
     st = ApplyEffect(e.kind, inst, e.pc, *run_.state, *run_.hbm, next, ended);

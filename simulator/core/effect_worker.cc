@@ -57,14 +57,14 @@ void EffectWorker::Apply(const Effect& effect) {
   state_.rounding_stream = effect.rounding_stream;
   size_t next = effect.pc + 1;
   bool ended = false;
-  const Status st = ApplyEffect(effect.engine, *effect.inst, effect.pc, state_, hbm_, next, ended);
+  const Status st = ApplyEffect(effect.engine, effect.inst, effect.pc, state_, hbm_, next, ended);
   if (st.ok() && next == effect.pc + 1 && !ended) return;
   // The router posts only effects it has proven succeed and fall through: this is a bug.
   std::fprintf(stderr,
                "trnsim: internal error: a deferred effect (%s instruction %zu, %s) did not "
                "complete as proven: %s\n",
                std::string(isa::EngineName(effect.engine)).c_str(), effect.pc,
-               std::string(isa::Mnemonic(effect.inst->opcode)).c_str(), st.message().c_str());
+               std::string(isa::Mnemonic(effect.inst.opcode)).c_str(), st.message().c_str());
   std::abort();
 }
 

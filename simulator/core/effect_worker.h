@@ -36,10 +36,12 @@ namespace trnsim::simulator::core {
 
 class EffectWorker {
  public:
-  // One instruction's effect, as the scheduler issued it. `inst` must outlive the execution.
+  // One instruction's effect, as the scheduler issued it. The instruction is a copy: a loaded
+  // program is held packed (isa::PackedProgram) and the scheduler's unpacked instruction at an
+  // engine's pc is replaced as soon as the engine moves on.
   struct Effect {
     isa::Engine engine = isa::Engine::kPe;
-    const isa::Instruction* inst = nullptr;
+    isa::Instruction inst;
     size_t pc = 0;                 // for the abort message
     uint64_t rounding_stream = 0;  // BeginInstruction's stream for this instruction
   };
