@@ -194,6 +194,35 @@ TEST(PeGemmTest, UnscaleIntoMatchesUnscaleThenStoreOrAdd) {
   }
 }
 
+TEST(PeGemmTest, RoundedFormIsExactAroundItsThreshold) {
+  // The AVX-512 rounded kernel picks the lanes to round by comparing |b| with a per-a threshold
+  // near 1.5·2^-128 (pe_gemm.cc). Every bf16 significand of a at 2^-64, both signs, times every
+  // bf16 significand of b at 2^-66, 2^-65 and 2^-64: products from 2^-130 to 2^-126, all around
+  // that threshold; then a second k step of products from 2^-130 down to 2^-154, most of them with
+  // bits below the 2^-149 grid (ties included), and ±0, so the plan must round. Bit for bit the
+  // scalar reference's. (bf16 products have 16 bits, so a threshold set too high still rounds
+  // exactly; one set too low leaves products between it and 2^-134 unrounded, which this catches.)
+  const uint32_t kk = 2, m = 256;
+  const uint64_t n = 384;
+  std::vector<float> a(kk * m), b(kk * n);
+  for (uint32_t r = 0; r < m; ++r) {
+    a[r] = (r < 128 ? 1.0f : -1.0f) * std::ldexp(1.0f + float(r % 128) / 128, -64);
+    a[m + r] = r % 5 == 0 ? -0.0f : std::ldexp(1.0f + float(r % 127) / 128, -70 - int(r % 7));
+  }
+  for (uint64_t j = 0; j < n; ++j) {
+    b[j] = std::ldexp(1.0f + float(j % 128) / 128, -66 + int(j / 128));
+    b[n + j] = j % 9 == 0 ? -0.0f
+                          : std::ldexp((j % 2 ? -1.0f : 1.0f) * (1 + float(j % 125) / 128),
+                                       -60 - int(j % 17));
+  }
+  const PePlan plan =
+      PlanPe(Dtype::kBfloat16, MeasureRange(a), Dtype::kBfloat16, MeasureRange(b), kk);
+  ASSERT_EQ(plan.sum, PeSum::kRounded);
+  const std::vector<float> want = ScalarGemm(kk, m, n, a, b);
+  for (PeGemmIsa isa : SupportedPeGemmIsas())
+    EXPECT_TRUE(SameBits(RunPlanned(isa, plan, kk, m, n, a, b), want)) << PeGemmIsaName(isa);
+}
+
 TEST(PeGemmTest, HostThreadsChangeNoBit) {
   // Products big enough to split (k·m·n above kPeParallelMacs), in every form — fp32 multiply-
   // then-add, bf16 fused, bf16 rounded below the 2^-149 grid — on every ISA: one thread, and pools
