@@ -38,33 +38,16 @@ constexpr int kAvx512Rows = 8, kAvx512Vectors = 2;
 // the sum keeps magic's exponent); larger products have no bits below the grid. The AVX kernels
 // use intrinsics: GCC lowers vector-extension float comparisons of 64-byte vectors to scalar code.
 //
-// The AVX-512 rounded kernel decides which lanes to round without computing |p| first: each
-// packed a carries a threshold t = `threshold`/|a| (A packed [kk][a values][thresholds], see
-// PackThresholds), and a lane is rounded when |b| < t, i.e. |p| below about 1.5 times the scaled
-// 2^-128. Then the magic constant can enter the multiply: y = fma(a, b, m) with m = magic in the
-// rounded lanes and +0 elsewhere, r = y - m. Three floating-point operations per product instead
-// of four (mul, add, sub, add) plus a compare, the compare and the abs of b being shared by the
-// block's rows: the rounded form is bound by the one 512-bit FP port on this VM.
-//
 // Every kernel takes the rounded form's constants; the other forms ignore them.
 struct Constants {
-  float magic = 0, limit = 0, threshold = 0;
+  float magic = 0, limit = 0;
 };
-
-// Exactness of the threshold test (t = fl(T/|a|), T = 1.5·2^(s-128), s = the plan's total scale,
-// relative error of t at most 2^-24 when t is normal): a rounded lane has |p| < T(1 + 2^-23) <
-// 2^(s-127), where adding magic is exact rounding to the grid (as above); a lane left alone has
-// |p| > T(1 - 2^-23) > 2^(s-128), so with at most 22 significant bits (every pair of non-fp32
-// dtypes PlanPe admits: fp16·fp16 is the widest) its last bit is at or above 2^(s-149), the
-// grid: the multiply would not round it. |a| = 0 or a tiny t overflowing to inf: every lane
-// rounded, and |p| = |a|·|b| < T anyway; t subnormal or 0: only b = 0 lanes (b scaled is normal or
-// zero) are rounded, and the rest have |p| >= |a|·2^-126 > T/1.5.
 
 template <PeSum kSum>
 [[gnu::target("avx512f")]] void MicroAvx512(bool accumulate, uint32_t kk_count, const float* a,
                                             const float* b, size_t ldc, float* c, Constants k) {
   constexpr int kMr = kAvx512Rows, kNv = kAvx512Vectors, kNr = 16 * kNv;
-  const __m512 cv = _mm512_set1_ps(k.magic);
+  const __m512 cv = _mm512_set1_ps(k.magic), lim = _mm512_set1_ps(k.limit);
   __m512 acc[kMr][kNv];
 #pragma GCC unroll 16
   for (int r = 0; r < kMr; ++r)
@@ -74,26 +57,20 @@ template <PeSum kSum>
     __m512 bv[kNv];
 #pragma GCC unroll 4
     for (int v = 0; v < kNv; ++v) bv[v] = _mm512_loadu_ps(b + size_t(kk) * kNr + 16 * v);
-    __m512 babs[kNv];
-    if constexpr (kSum == PeSum::kRounded)
-#pragma GCC unroll 4
-      for (int v = 0; v < kNv; ++v) babs[v] = _mm512_abs_ps(bv[v]);
-    // The rounded form's A rows are twice as long: kMr values, then their kMr thresholds.
-    constexpr size_t kAStride = kSum == PeSum::kRounded ? 2 * kMr : kMr;
 #pragma GCC unroll 16
     for (int r = 0; r < kMr; ++r) {
-      const __m512 av = _mm512_set1_ps(a[size_t(kk) * kAStride + r]);
+      const __m512 av = _mm512_set1_ps(a[size_t(kk) * kMr + r]);
 #pragma GCC unroll 4
       for (int v = 0; v < kNv; ++v) {
         if constexpr (kSum == PeSum::kFused) {
           acc[r][v] = _mm512_fmadd_ps(av, bv[v], acc[r][v]);
         } else if constexpr (kSum == PeSum::kMulAdd) {
           acc[r][v] = _mm512_add_ps(acc[r][v], _mm512_mul_ps(av, bv[v]));
-        } else {  // kRounded: the threshold test (Constants)
-          const __m512 tv = _mm512_set1_ps(a[size_t(kk) * 2 * kMr + kMr + r]);
-          const __mmask16 small = _mm512_cmp_ps_mask(babs[v], tv, _CMP_LT_OQ);
-          const __m512 m = _mm512_maskz_mov_ps(small, cv);
-          acc[r][v] = _mm512_add_ps(acc[r][v], _mm512_sub_ps(_mm512_fmadd_ps(av, bv[v], m), m));
+        } else {  // kRounded (see RoundedStep)
+          const __m512 p = _mm512_mul_ps(av, bv[v]);
+          const __mmask16 small = _mm512_cmp_ps_mask(_mm512_abs_ps(p), lim, _CMP_LT_OQ);
+          acc[r][v] =
+              _mm512_add_ps(acc[r][v], _mm512_mask_sub_ps(p, small, _mm512_add_ps(p, cv), cv));
         }
       }
     }
@@ -211,19 +188,17 @@ Scratch& ThreadScratch() {
 // bit, and each thread packs its own B (thread-local scratch) while sharing the packed A.
 // `micro(accumulate, kk_count, packed_a, packed_b, ldc, c, constants)` computes one block.
 template <int kMr, int kNr, typename Micro>
-void Blocked(const Micro& micro, Constants constants, bool thresholds, uint32_t kk_count,
-             uint32_t m_count, uint64_t n, const float* a, const float* b, PeOutput out,
-             HostWorkers* workers) {
+void Blocked(const Micro& micro, Constants constants, uint32_t kk_count, uint32_t m_count,
+             uint64_t n, const float* a, const float* b, PeOutput out, HostWorkers* workers) {
   Scratch& sc = ThreadScratch();
   const uint64_t n_blocks = (n + kNr - 1) / kNr;
   const uint32_t m_blocks = (m_count + kMr - 1) / kMr;
-  const size_t a_row = thresholds ? 2 * kMr : kMr;  // with thresholds: kMr values, kMr thresholds
-  const size_t a_block = size_t(kk_count) * a_row;
+  const size_t a_block = size_t(kk_count) * kMr;
   sc.packed_a.resize(m_blocks * a_block);
   float* pa = sc.packed_a.data();
   for (uint32_t mb = 0; mb < m_blocks; ++mb) {
     const uint32_t m0 = mb * kMr, rows = std::min<uint32_t>(kMr, m_count - m0);
-    for (uint32_t kk = 0; kk < kk_count; ++kk, pa += a_row) {
+    for (uint32_t kk = 0; kk < kk_count; ++kk, pa += kMr) {
       const float* from = a + size_t(kk) * m_count + m0;
       if (rows == kMr) {
         std::memcpy(pa, from, kMr * sizeof(float));  // a constant size: inlined vector moves
@@ -231,8 +206,6 @@ void Blocked(const Micro& micro, Constants constants, bool thresholds, uint32_t 
         std::memcpy(pa, from, rows * sizeof(float));
         std::fill(pa + rows, pa + kMr, 0.0f);
       }
-      if (thresholds)
-        for (int r = 0; r < kMr; ++r) pa[kMr + r] = constants.threshold / std::fabs(pa[r]);
     }
   }
   const float* packed_a = sc.packed_a.data();
@@ -512,10 +485,8 @@ void PeGemmOn(PeGemmIsa isa, const PePlan& plan, uint32_t kk_count, uint32_t m_c
   Constants k;
   if (plan.sum == PeSum::kRounded) {
     const int scale = plan.scale_a + plan.scale_b;
-    k = Constants{std::ldexp(1.5f, scale - 126), std::ldexp(1.0f, scale - 127),
-                  std::ldexp(1.5f, scale - 128)};
+    k = Constants{std::ldexp(1.5f, scale - 126), std::ldexp(1.0f, scale - 127)};
   }
-  const bool avx512_thresholds = plan.sum == PeSum::kRounded;  // MicroAvx512<kRounded> reads them
   auto pick = [&plan](auto mul_add, auto fused, auto rounded) {
     return plan.sum == PeSum::kFused ? fused : plan.sum == PeSum::kRounded ? rounded : mul_add;
   };
@@ -524,17 +495,17 @@ void PeGemmOn(PeGemmIsa isa, const PePlan& plan, uint32_t kk_count, uint32_t m_c
       return Blocked<kAvx512Rows, 16 * kAvx512Vectors>(
           pick(MicroAvx512<PeSum::kMulAdd>, MicroAvx512<PeSum::kFused>,
                MicroAvx512<PeSum::kRounded>),
-          k, avx512_thresholds, kk_count, m_count, n, a, b, out, workers);
+          k, kk_count, m_count, n, a, b, out, workers);
     case PeGemmIsa::kAvx2:
       return Blocked<6, 16>(
           pick(MicroAvx2<PeSum::kMulAdd>, MicroAvx2<PeSum::kFused>, MicroAvx2<PeSum::kRounded>), k,
-          false, kk_count, m_count, n, a, b, out, workers);
+          kk_count, m_count, n, a, b, out, workers);
     case PeGemmIsa::kPortable:
       break;
   }
   Blocked<6, 8>(pick(MicroPortable<PeSum::kMulAdd>, MicroPortable<PeSum::kMulAdd>,
                      MicroPortable<PeSum::kRounded>),
-                k, false, kk_count, m_count, n, a, b, out, workers);
+                k, kk_count, m_count, n, a, b, out, workers);
 }
 
 void PeGemm(const PePlan& plan, uint32_t kk_count, uint32_t m_count, uint64_t n, const float* a,

@@ -195,13 +195,14 @@ TEST(PeGemmTest, UnscaleIntoMatchesUnscaleThenStoreOrAdd) {
 }
 
 TEST(PeGemmTest, RoundedFormIsExactAroundItsThreshold) {
-  // The AVX-512 rounded kernel picks the lanes to round by comparing |b| with a per-a threshold
-  // near 1.5·2^-128 (pe_gemm.cc). Every bf16 significand of a at 2^-64, both signs, times every
-  // bf16 significand of b at 2^-66, 2^-65 and 2^-64: products from 2^-130 to 2^-126, all around
-  // that threshold; then a second k step of products from 2^-130 down to 2^-154, most of them with
+  // The rounded form adds and subtracts its magic constant only where |p| is below the scaled
+  // 2^-127 (pe_gemm.cc). Every bf16 significand of a at 2^-64, both signs, times every bf16
+  // significand of b at 2^-66, 2^-65 and 2^-64: products from 2^-130 to 2^-126, on both sides of
+  // that limit; then a second k step of products from 2^-130 down to 2^-154, most of them with
   // bits below the 2^-149 grid (ties included), and ±0, so the plan must round. Bit for bit the
-  // scalar reference's. (bf16 products have 16 bits, so a threshold set too high still rounds
-  // exactly; one set too low leaves products between it and 2^-134 unrounded, which this catches.)
+  // scalar reference's. (bf16 products have 16 bits, so a limit set a few binades too high still
+  // rounds exactly; one set too low leaves products between it and 2^-134 unrounded, which this
+  // catches.)
   const uint32_t kk = 2, m = 256;
   const uint64_t n = 384;
   std::vector<float> a(kk * m), b(kk * n);
