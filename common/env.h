@@ -36,6 +36,7 @@ enum class EnvVar : int {
   kTlsServerName,                  // TRNSIM_TLS_SERVER_NAME
   kExecTimeout,                    // NEURON_RT_EXEC_TIMEOUT
   kExecReport,                     // TRNSIM_EXEC_REPORT
+  kPeThreads,                      // TRNSIM_PE_THREADS (simulator/core/host_workers.h)
   kStochasticRounding,             // NEURON_RT_STOCHASTIC_ROUNDING_EN
   kStochasticSeed,                 // NEURON_RT_STOCHASTIC_ROUNDING_SEED
   kInspectEnable,                  // NEURON_RT_INSPECT_ENABLE

@@ -98,9 +98,33 @@ void GatherBitsOf(const RowView& v, uint32_t* out) {
     }
 }
 
+// 16-bit elements zero-extended to 32 bits, cloned for AVX-512 and AVX2 like Bf16ToFp32.
+[[gnu::target_clones("avx512f", "avx2", "default")]] void Widen16(const uint8_t* in, uint32_t* out,
+                                                                  uint64_t n) {
+  typedef uint16_t Half16 __attribute__((vector_size(32)));
+  typedef uint32_t Word16 __attribute__((vector_size(64)));
+  uint64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    Half16 h;
+    std::memcpy(&h, in + 2 * i, sizeof(h));
+    const Word16 w = __builtin_convertvector(h, Word16);
+    std::memcpy(out + i, &w, sizeof(w));
+  }
+  for (; i < n; ++i) {
+    uint16_t h;
+    std::memcpy(&h, in + 2 * i, 2);  // little-endian host
+    out[i] = h;
+  }
+}
+
 void GatherBits(const RowView& v, uint32_t* out) {
   if (v.esize == 1) return GatherBitsOf<uint8_t>(v, out);
-  if (v.esize == 2) return GatherBitsOf<uint16_t>(v, out);
+  if (v.esize == 2) {
+    for (uint32_t r = 0; r < v.rows; ++r)
+      for (size_t i = 0; i < v.runs.size(); ++i)
+        Widen16(v.Run(r, i), out + r * v.free + i * v.run, v.run);
+    return;
+  }
   return GatherBitsOf<uint32_t>(v, out);  // MakeRowView admits float dtypes only: 1, 2 or 4 bytes
 }
 
@@ -195,12 +219,19 @@ bool MultiplyMoving(const Instruction& inst, CoreState& s) {
   }
   ScaleExact(sc.moving, plan.scale_b);
   const int unscale = plan.scale_a + plan.scale_b;
-  float* rows = unscale == 0 ? DirectF32Rows(dst) : nullptr;
-  if (rows != nullptr) {
+  if (float* rows = DirectF32Rows(dst)) {
     // An fp32 dst of one aligned run per partition takes the result in place: each element is
     // read (when accumulating) just before it is written, and the moving operand is a copy, so
-    // this is still every read before any write.
-    PeGemm(plan, kk, st.m, n, a, sc.moving.data(), PeOutput{rows, dst.pitch / sizeof(float), acc});
+    // this is still every read before any write. A scaled plan's sums go through a buffer and are
+    // unscaled on their way into the rows.
+    const PeOutput into{rows, dst.pitch / sizeof(float), acc};
+    if (unscale == 0) {
+      PeGemm(plan, kk, st.m, n, a, sc.moving.data(), into);
+    } else {
+      sc.out.resize(st.m * n);
+      PeGemm(plan, kk, st.m, n, a, sc.moving.data(), PeOutput{sc.out.data(), n, false});
+      UnscaleInto(sc.out.data(), st.m, n, unscale, into);
+    }
     return true;
   }
   if (acc) {

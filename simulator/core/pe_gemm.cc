@@ -20,6 +20,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "simulator/core/host_workers.h"
+
 namespace trnsim::simulator::core {
 namespace {
 
@@ -181,11 +183,13 @@ Scratch& ThreadScratch() {
 
 // Column blocks outermost: each block of B is packed just before use and stays in L1 for every row
 // block; A is packed once, [block][kk][kMr]. Whole blocks are stored straight into `out`, edge
-// blocks through a tile.
+// blocks through a tile. With `workers`, runs of whole column blocks are pieces of a ParallelFor:
+// each output element is still one micro-kernel's sum over kk in order, so the split changes no
+// bit, and each thread packs its own B (thread-local scratch) while sharing the packed A.
 // `micro(accumulate, kk_count, packed_a, packed_b, ldc, c, constants)` computes one block.
 template <int kMr, int kNr, typename Micro>
 void Blocked(const Micro& micro, Constants constants, uint32_t kk_count, uint32_t m_count,
-             uint64_t n, const float* a, const float* b, PeOutput out) {
+             uint64_t n, const float* a, const float* b, PeOutput out, HostWorkers* workers) {
   Scratch& sc = ThreadScratch();
   const uint64_t n_blocks = (n + kNr - 1) / kNr;
   const uint32_t m_blocks = (m_count + kMr - 1) / kMr;
@@ -194,39 +198,57 @@ void Blocked(const Micro& micro, Constants constants, uint32_t kk_count, uint32_
   float* pa = sc.packed_a.data();
   for (uint32_t mb = 0; mb < m_blocks; ++mb) {
     const uint32_t m0 = mb * kMr, rows = std::min<uint32_t>(kMr, m_count - m0);
-    for (uint32_t kk = 0; kk < kk_count; ++kk)
-      for (uint32_t r = 0; r < kMr; ++r) *pa++ = r < rows ? a[size_t(kk) * m_count + m0 + r] : 0.0f;
-  }
-  sc.packed_b.resize(size_t(kk_count) * kNr);
-  float* pb = sc.packed_b.data();
-  alignas(64) float tile[kMr * kNr];
-  for (uint64_t jb = 0; jb < n_blocks; ++jb) {
-    const uint64_t j0 = jb * kNr, len = std::min<uint64_t>(kNr, n - j0);
-    if (len == kNr) {
-      for (uint32_t kk = 0; kk < kk_count; ++kk)  // a constant size: inlined vector moves
-        std::memcpy(pb + size_t(kk) * kNr, b + kk * n + j0, kNr * sizeof(float));
-    } else {
-      for (uint32_t kk = 0; kk < kk_count; ++kk) {
-        std::memcpy(pb + size_t(kk) * kNr, b + kk * n + j0, len * sizeof(float));
-        std::fill(pb + size_t(kk) * kNr + len, pb + size_t(kk + 1) * kNr, 0.0f);
+    for (uint32_t kk = 0; kk < kk_count; ++kk, pa += kMr) {
+      const float* from = a + size_t(kk) * m_count + m0;
+      if (rows == kMr) {
+        std::memcpy(pa, from, kMr * sizeof(float));  // a constant size: inlined vector moves
+      } else {
+        std::memcpy(pa, from, rows * sizeof(float));
+        std::fill(pa + rows, pa + kMr, 0.0f);
       }
     }
-    for (uint32_t mb = 0; mb < m_blocks; ++mb) {
-      const uint32_t m0 = mb * kMr, rows = std::min<uint32_t>(kMr, m_count - m0);
-      const float* block_a = sc.packed_a.data() + mb * a_block;
-      float* c = out.data + m0 * out.row_stride + j0;
-      if (rows == kMr && len == kNr) {
-        micro(out.accumulate, kk_count, block_a, pb, out.row_stride, c, constants);
-        continue;
-      }
-      micro(false, kk_count, block_a, pb, kNr, tile, constants);
-      for (uint32_t r = 0; r < rows; ++r)
-        for (uint64_t j = 0; j < len; ++j) {
-          float& o = c[r * out.row_stride + j];
-          o = out.accumulate ? o + tile[r * kNr + j] : tile[r * kNr + j];
+  }
+  const float* packed_a = sc.packed_a.data();
+  // Column blocks [jb_begin, jb_end) on the calling thread.
+  auto columns = [&](uint64_t jb_begin, uint64_t jb_end) {
+    std::vector<float>& packed_b = ThreadScratch().packed_b;
+    packed_b.resize(size_t(kk_count) * kNr);
+    float* pb = packed_b.data();
+    alignas(64) float tile[kMr * kNr];
+    for (uint64_t jb = jb_begin; jb < jb_end; ++jb) {
+      const uint64_t j0 = jb * kNr, len = std::min<uint64_t>(kNr, n - j0);
+      if (len == kNr) {
+        for (uint32_t kk = 0; kk < kk_count; ++kk)  // a constant size: inlined vector moves
+          std::memcpy(pb + size_t(kk) * kNr, b + kk * n + j0, kNr * sizeof(float));
+      } else {
+        for (uint32_t kk = 0; kk < kk_count; ++kk) {
+          std::memcpy(pb + size_t(kk) * kNr, b + kk * n + j0, len * sizeof(float));
+          std::fill(pb + size_t(kk) * kNr + len, pb + size_t(kk + 1) * kNr, 0.0f);
         }
+      }
+      for (uint32_t mb = 0; mb < m_blocks; ++mb) {
+        const uint32_t m0 = mb * kMr, rows = std::min<uint32_t>(kMr, m_count - m0);
+        const float* block_a = packed_a + mb * a_block;
+        float* c = out.data + m0 * out.row_stride + j0;
+        if (rows == kMr && len == kNr) {
+          micro(out.accumulate, kk_count, block_a, pb, out.row_stride, c, constants);
+          continue;
+        }
+        micro(false, kk_count, block_a, pb, kNr, tile, constants);
+        for (uint32_t r = 0; r < rows; ++r)
+          for (uint64_t j = 0; j < len; ++j) {
+            float& o = c[r * out.row_stride + j];
+            o = out.accumulate ? o + tile[r * kNr + j] : tile[r * kNr + j];
+          }
+      }
     }
-  }
+  };
+  if (workers == nullptr || workers->threads() <= 1 || n_blocks < 2) return columns(0, n_blocks);
+  // A few pieces per thread: a thread the host deschedules holds up at most one small piece.
+  const uint64_t pieces = std::min<uint64_t>(n_blocks, 4 * uint64_t(workers->threads()));
+  workers->ParallelFor(uint32_t(pieces), [&](uint32_t piece) {
+    columns(n_blocks * piece / pieces, n_blocks * (piece + 1) / pieces);
+  });
 }
 
 // Explicit significand bits of a float dtype; 23 (never exact) for fp32 and anything else.
@@ -387,6 +409,48 @@ void UnscaleExact(std::span<float> v, int e) {
   }
 }
 
+namespace {
+
+// UnscaleInto's AVX-512 form: UnscaleAvx512's lanes, then the add or the store, row by row.
+[[gnu::target("avx512f")]] void UnscaleIntoAvx512(const float* scaled, uint32_t m_count, uint64_t n,
+                                                  int e, PeOutput out) {
+  constexpr size_t kChunk = 256;  // unscaled on the stack, then added or stored
+  alignas(64) float x[kChunk];
+  for (uint32_t r = 0; r < m_count; ++r) {
+    float* row = out.data + r * out.row_stride;
+    for (uint64_t j0 = 0; j0 < n; j0 += kChunk) {
+      const size_t len = std::min<uint64_t>(kChunk, n - j0);
+      std::memcpy(x, scaled + r * n + j0, len * sizeof(float));
+      UnscaleAvx512(x, len, e);
+      size_t j = 0;
+      for (; j + 16 <= len; j += 16) {
+        __m512 v = _mm512_load_ps(x + j);
+        if (out.accumulate) v = _mm512_add_ps(_mm512_loadu_ps(row + j0 + j), v);
+        _mm512_storeu_ps(row + j0 + j, v);
+      }
+      for (; j < len; ++j) row[j0 + j] = out.accumulate ? row[j0 + j] + x[j] : x[j];
+    }
+  }
+}
+
+}  // namespace
+
+void UnscaleInto(const float* scaled, uint32_t m_count, uint64_t n, int e, PeOutput out) {
+  if (SelectedPeGemmIsa() == PeGemmIsa::kAvx512)
+    return UnscaleIntoAvx512(scaled, m_count, n, e, out);
+  for (uint32_t r = 0; r < m_count; ++r) {
+    float* row = out.data + r * out.row_stride;
+    for (uint64_t j = 0; j < n; ++j) {
+      uint32_t bits;
+      std::memcpy(&bits, scaled + r * n + j, 4);
+      bits = e == 0 ? bits : UnscaleBits(bits, e);
+      float x;
+      std::memcpy(&x, &bits, 4);
+      row[j] = out.accumulate ? row[j] + x : x;
+    }
+  }
+}
+
 PeGemmIsa SelectedPeGemmIsa() {
   static const PeGemmIsa isa = [] {
     __builtin_cpu_init();
@@ -417,7 +481,7 @@ std::string_view PeGemmIsaName(PeGemmIsa isa) {
 }
 
 void PeGemmOn(PeGemmIsa isa, const PePlan& plan, uint32_t kk_count, uint32_t m_count, uint64_t n,
-              const float* a, const float* b, PeOutput out) {
+              const float* a, const float* b, PeOutput out, HostWorkers* workers) {
   Constants k;
   if (plan.sum == PeSum::kRounded) {
     const int scale = plan.scale_a + plan.scale_b;
@@ -431,22 +495,24 @@ void PeGemmOn(PeGemmIsa isa, const PePlan& plan, uint32_t kk_count, uint32_t m_c
       return Blocked<kAvx512Rows, 16 * kAvx512Vectors>(
           pick(MicroAvx512<PeSum::kMulAdd>, MicroAvx512<PeSum::kFused>,
                MicroAvx512<PeSum::kRounded>),
-          k, kk_count, m_count, n, a, b, out);
+          k, kk_count, m_count, n, a, b, out, workers);
     case PeGemmIsa::kAvx2:
       return Blocked<6, 16>(
           pick(MicroAvx2<PeSum::kMulAdd>, MicroAvx2<PeSum::kFused>, MicroAvx2<PeSum::kRounded>), k,
-          kk_count, m_count, n, a, b, out);
+          kk_count, m_count, n, a, b, out, workers);
     case PeGemmIsa::kPortable:
       break;
   }
   Blocked<6, 8>(pick(MicroPortable<PeSum::kMulAdd>, MicroPortable<PeSum::kMulAdd>,
                      MicroPortable<PeSum::kRounded>),
-                k, kk_count, m_count, n, a, b, out);
+                k, kk_count, m_count, n, a, b, out, workers);
 }
 
 void PeGemm(const PePlan& plan, uint32_t kk_count, uint32_t m_count, uint64_t n, const float* a,
             const float* b, PeOutput out) {
-  PeGemmOn(SelectedPeGemmIsa(), plan, kk_count, m_count, n, a, b, out);
+  const bool large = uint64_t(kk_count) * m_count * n >= kPeParallelMacs;
+  PeGemmOn(SelectedPeGemmIsa(), plan, kk_count, m_count, n, a, b, out,
+           large ? &HostWorkers::Shared() : nullptr);
 }
 
 }  // namespace trnsim::simulator::core

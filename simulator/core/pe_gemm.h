@@ -17,7 +17,8 @@
 // Results do not depend on the ISA chosen: lane-wise IEEE arithmetic is the same at every width
 // (tests/simulator/core/pe_gemm_test.cc runs every ISA the host has against a scalar loop).
 //
-// Thread safety: reentrant; scratch is thread-local.
+// Thread safety: reentrant; scratch is thread-local. PeGemm may run pieces of one call on the
+// shared HostWorkers pool's threads (each with its own scratch) and returns when all are done.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +29,8 @@
 #include "simulator/isa/dtype.h"
 
 namespace trnsim::simulator::core {
+
+class HostWorkers;
 
 enum class PeSum { kMulAdd, kFused, kRounded };
 
@@ -73,13 +76,23 @@ struct PeOutput {
   bool accumulate = false;
 };
 
-// a and b are the operands as the plan scaled them.
+// a and b are the operands as the plan scaled them. A product of at least kPeParallelMacs
+// multiply-adds (k·m·n) is split over HostWorkers::Shared() (TRNSIM_PE_THREADS): whole output
+// column blocks per thread, every element summed exactly as on one thread, so the bits are the
+// same whatever the thread count.
+inline constexpr uint64_t kPeParallelMacs = uint64_t{1} << 21;
 void PeGemm(const PePlan& plan, uint32_t kk_count, uint32_t m_count, uint64_t n, const float* a,
             const float* b, PeOutput out);
 
-// The same on a chosen ISA (for tests and benches); the host must support it.
+// The same on a chosen ISA and pool (for tests and benches); the host must support the ISA.
+// Null `workers`: the calling thread alone, whatever the size.
 void PeGemmOn(PeGemmIsa isa, const PePlan& plan, uint32_t kk_count, uint32_t m_count, uint64_t n,
-              const float* a, const float* b, PeOutput out);
+              const float* a, const float* b, PeOutput out, HostWorkers* workers = nullptr);
+
+// The last step of a scaled plan, fused: for the m_count x n row-major `scaled` result (PeGemm
+// into a plain buffer), each x = scaled·2^-e (UnscaleExact's arithmetic; e >= 0) goes to `out`
+// as PeOutput says (`element + x` when accumulating, else x). `out` must not overlap `scaled`.
+void UnscaleInto(const float* scaled, uint32_t m_count, uint64_t n, int e, PeOutput out);
 
 // The ISA PeGemm uses on this host, and every ISA this host can run.
 PeGemmIsa SelectedPeGemmIsa();

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "simulator/core/host_workers.h"
 #include "simulator/numerics/float_formats.h"
 
 namespace trnsim::simulator::core {
@@ -164,6 +165,101 @@ TEST(PeGemmTest, UnscaleIsExactIntoTheSubnormalRange) {
     UnscaleExact(scaled, e);
     EXPECT_TRUE(SameBits(scaled, v)) << "e = " << e;
     EXPECT_GE(v.size(), 33u) << "e = " << e;
+  }
+}
+
+TEST(PeGemmTest, UnscaleIntoMatchesUnscaleThenStoreOrAdd) {
+  // Scaled sums (some of whose unscaled values are subnormal, some ±0) unscaled into rows a wider
+  // stride apart, stored or added to what is there: the same bits as UnscaleExact then `old + x`.
+  std::mt19937 rng(11);
+  const int e = 40;
+  for (uint64_t n : {1u, 15u, 16u, 37u, 300u}) {
+    const uint32_t m = 5;
+    const size_t stride = n + 3;
+    std::vector<float> scaled = Values(rng, Dtype::kFloat32, m * n, -120 + e, 20);
+    scaled[0] = -0.0f;
+    const std::vector<float> old = Values(rng, Dtype::kFloat32, m * stride, -140, 20);
+    std::vector<float> unscaled = scaled;
+    UnscaleExact(unscaled, e);
+    for (bool accumulate : {false, true}) {
+      std::vector<float> got = old, want = old;
+      UnscaleInto(scaled.data(), m, n, e, PeOutput{got.data(), stride, accumulate});
+      for (uint32_t r = 0; r < m; ++r)
+        for (uint64_t j = 0; j < n; ++j) {
+          float& w = want[r * stride + j];
+          w = accumulate ? w + unscaled[r * n + j] : unscaled[r * n + j];
+        }
+      EXPECT_TRUE(SameBits(got, want)) << "n = " << n << (accumulate ? " accumulate" : "");
+    }
+  }
+}
+
+TEST(PeGemmTest, RoundedFormIsExactAroundItsThreshold) {
+  // The rounded form adds and subtracts its magic constant only where |p| is below the scaled
+  // 2^-127 (pe_gemm.cc). Every bf16 significand of a at 2^-64, both signs, times every bf16
+  // significand of b at 2^-66, 2^-65 and 2^-64: products from 2^-130 to 2^-126, on both sides of
+  // that limit; then a second k step of products from 2^-130 down to 2^-154, most of them with
+  // bits below the 2^-149 grid (ties included), and ±0, so the plan must round. Bit for bit the
+  // scalar reference's. (bf16 products have 16 bits, so a limit set a few binades too high still
+  // rounds exactly; one set too low leaves products between it and 2^-134 unrounded, which this
+  // catches.)
+  const uint32_t kk = 2, m = 256;
+  const uint64_t n = 384;
+  std::vector<float> a(kk * m), b(kk * n);
+  for (uint32_t r = 0; r < m; ++r) {
+    a[r] = (r < 128 ? 1.0f : -1.0f) * std::ldexp(1.0f + float(r % 128) / 128, -64);
+    a[m + r] = r % 5 == 0 ? -0.0f : std::ldexp(1.0f + float(r % 127) / 128, -70 - int(r % 7));
+  }
+  for (uint64_t j = 0; j < n; ++j) {
+    b[j] = std::ldexp(1.0f + float(j % 128) / 128, -66 + int(j / 128));
+    b[n + j] = j % 9 == 0 ? -0.0f
+                          : std::ldexp((j % 2 ? -1.0f : 1.0f) * (1 + float(j % 125) / 128),
+                                       -60 - int(j % 17));
+  }
+  const PePlan plan =
+      PlanPe(Dtype::kBfloat16, MeasureRange(a), Dtype::kBfloat16, MeasureRange(b), kk);
+  ASSERT_EQ(plan.sum, PeSum::kRounded);
+  const std::vector<float> want = ScalarGemm(kk, m, n, a, b);
+  for (PeGemmIsa isa : SupportedPeGemmIsas())
+    EXPECT_TRUE(SameBits(RunPlanned(isa, plan, kk, m, n, a, b), want)) << PeGemmIsaName(isa);
+}
+
+TEST(PeGemmTest, HostThreadsChangeNoBit) {
+  // Products big enough to split (k·m·n above kPeParallelMacs), in every form — fp32 multiply-
+  // then-add, bf16 fused, bf16 rounded below the 2^-149 grid — on every ISA: one thread, and pools
+  // of 2 and 5 threads, give the same bits, and those are the scalar reference's. Edge blocks
+  // (n and m not multiples of the block) included.
+  std::mt19937 rng(21);
+  HostWorkers two(2), five(5);
+  struct Case {
+    Dtype dtype;
+    int lo, hi;
+    PeSum form;  // what PlanPe must choose for these operands
+  };
+  const Case kCases[] = {{Dtype::kFloat32, -20, 20, PeSum::kMulAdd},
+                         {Dtype::kBfloat16, -8, 1, PeSum::kFused},
+                         {Dtype::kBfloat16, -78, -70, PeSum::kRounded}};
+  for (const Case& c : kCases) {
+    const uint32_t kk = 128, m = 127;
+    const uint64_t n = 600;
+    ASSERT_GE(uint64_t(kk) * m * n, kPeParallelMacs);
+    std::vector<float> a = Values(rng, c.dtype, size_t(kk) * m, c.lo, c.hi);
+    std::vector<float> b = Values(rng, c.dtype, kk * n, c.lo, c.hi);
+    const PePlan plan = PlanPe(c.dtype, MeasureRange(a), c.dtype, MeasureRange(b), kk);
+    ASSERT_EQ(plan.sum, c.form) << isa::DtypeShortName(c.dtype) << " [" << c.lo << ", " << c.hi
+                                << "]";
+    const std::vector<float> want = ScalarGemm(kk, m, n, a, b);
+    ScaleExact(a, plan.scale_a);
+    ScaleExact(b, plan.scale_b);
+    for (PeGemmIsa isa : SupportedPeGemmIsas())
+      for (HostWorkers* workers : {static_cast<HostWorkers*>(nullptr), &two, &five}) {
+        std::vector<float> out(m * n);
+        PeGemmOn(isa, plan, kk, m, n, a.data(), b.data(), PeOutput{out.data(), n}, workers);
+        UnscaleExact(out, plan.scale_a + plan.scale_b);
+        EXPECT_TRUE(SameBits(out, want))
+            << PeGemmIsaName(isa) << " " << isa::DtypeShortName(c.dtype) << " form "
+            << int(plan.sum) << " threads " << (workers ? workers->threads() : 1);
+      }
   }
 }
 
