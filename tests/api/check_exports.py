@@ -44,6 +44,19 @@ def main(library, checklist):
             failures.append(f"{name} is under '{exported[name][1]}', expected {node}")
     for name in sorted(set(exported) - set(expected)):
         failures.append(f"unexpected export: {name}@{exported[name][1]}")
+    # The nodes are the library's version definitions (.gnu.version_d). GNU ld also exports
+    # each as an absolute symbol (nm kind "A", collected above); lld does not, so the section
+    # itself is what counts.
+    verdefs = subprocess.run(["readelf", "-V", "--wide", library], check=True,
+                             capture_output=True, text=True).stdout
+    in_verdef = False
+    for line in verdefs.splitlines():
+        if line.startswith("Version definition section"):
+            in_verdef = True
+        elif line.startswith("Version") and in_verdef:
+            in_verdef = False
+        elif in_verdef and "Name: " in line and "Flags: BASE" not in line:
+            nodes.add(line.split("Name: ", 1)[1].strip())
     for node in ("NRT_2.0.0", "NRT_3.0.0", "TRNSIM_1"):
         if node not in nodes:
             failures.append(f"version node {node} is not defined")
