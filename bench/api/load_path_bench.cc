@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/process_memory.h"
 #include "bench/ratio_reporter.h"
 #include "runtime/neff/neff_io.h"
 #include "tools/kernel_builder/kernel_builder.h"
@@ -77,25 +78,8 @@ const BigNeff& TheNeff(int n) {
   return it->second;
 }
 
-// A /proc/self/status field in kB ("VmRSS", "VmHWM"); 0 when absent.
-uint64_t StatusKb(const char* field) {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  const size_t len = std::strlen(field);
-  while (std::getline(in, line)) {
-    if (line.compare(0, len, field) == 0 && line.size() > len && line[len] == ':')
-      return std::strtoull(line.c_str() + len + 1, nullptr, 10);
-  }
-  return 0;
-}
-
-// Resets VmHWM to the current RSS (Linux >= 4.0); false when the kernel refuses.
-bool ResetPeakRss() {
-  std::ofstream out("/proc/self/clear_refs");
-  out << "5";
-  out.flush();
-  return static_cast<bool>(out);
-}
+using trnsim::bench::ResetPeakRss;
+using trnsim::bench::StatusKb;
 
 double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

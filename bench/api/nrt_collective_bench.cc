@@ -33,6 +33,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/process_memory.h"
 #include "runtime/neff/neff_io.h"
 #include "tools/samples/sample_kernels.h"
 
@@ -65,24 +66,8 @@ std::vector<uint8_t> BuildNeff() {
   Die(std::string("no sample ") + kSample);
 }
 
-// A /proc/self/status field in kB ("VmRSS", "VmHWM"); 0 when absent.
-uint64_t StatusKb(const char* field) {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  const size_t len = std::strlen(field);
-  while (std::getline(in, line)) {
-    if (line.compare(0, len, field) == 0 && line.size() > len && line[len] == ':')
-      return std::strtoull(line.c_str() + len + 1, nullptr, 10);
-  }
-  return 0;
-}
-
-bool ResetPeakRss() {
-  std::ofstream out("/proc/self/clear_refs");
-  out << "5";
-  out.flush();
-  return static_cast<bool>(out);
-}
+using trnsim::bench::ResetPeakRss;
+using trnsim::bench::StatusKb;
 
 double Mb(uint64_t kb) { return static_cast<double>(kb) / 1024.0; }
 
