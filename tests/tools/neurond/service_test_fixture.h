@@ -147,4 +147,12 @@ inline v1::NrtStatus DetailsOf(const grpc::Status& status) {
   return details;
 }
 
+// `size` bytes that differ with `seed` and along the buffer: what a transfer test writes and
+// expects back.
+inline std::string BytePattern(size_t size, int seed) {
+  std::string bytes(size, '\0');
+  for (size_t i = 0; i < size; ++i) bytes[i] = static_cast<char>((i * 131 + seed) >> 3);
+  return bytes;
+}
+
 }  // namespace trnsim::neurond

@@ -25,12 +25,6 @@ namespace {
 using driver::remote::SharedRegion;
 using driver::remote::UniqueFd;
 
-std::string Pattern(size_t size, int seed) {
-  std::string bytes(size, '\0');
-  for (size_t i = 0; i < size; ++i) bytes[i] = static_cast<char>((i * 131 + seed) >> 3);
-  return bytes;
-}
-
 class SharedMemoryTest : public NeurondServiceTest {
  protected:
   std::string SideSocket() const {
@@ -105,7 +99,7 @@ TEST_F(SharedMemoryTest, RoundTripThroughARegion) {
   ASSERT_EQ(allocated.status().code(), kOk);
   const uint64_t handle = allocated.info().handle();
 
-  const std::string pattern = Pattern(200'000, 5);
+  const std::string pattern = BytePattern(200'000, 5);
   std::memcpy((*region)->data() + 1000, pattern.data(), pattern.size());
   EXPECT_EQ(Transfer(*client, true, *id, 1000, handle, 77, pattern.size()).status().code(), kOk);
   std::string back;
@@ -134,7 +128,7 @@ TEST_F(SharedMemoryTest, RangesOutsideTheRegionOrTheAllocationAreRefused) {
   ASSERT_EQ(Allocate(*other, 8192).status().code(), kOk);
   const uint64_t other_handle = Allocate(*other, 8192).info().handle();
   ASSERT_NE(other_handle, handle);
-  const std::string before = Pattern(8192, 9);
+  const std::string before = BytePattern(8192, 9);
   ASSERT_EQ(WriteStream(*client, {Header(handle, 0, 8192), Data(before)}), kOk);
   std::memset((*region)->data(), 0xEE, (*region)->size());
 
@@ -316,7 +310,7 @@ TEST_F(SharedMemoryTest, PipelinedTransferThroughASmallRegion) {
   };
   const uint64_t size = 300'005;
   const uint64_t handle = Allocate(*client, size + 10).info().handle();
-  const std::string pattern = Pattern(size, 3);
+  const std::string pattern = BytePattern(size, 3);
   auto lock = transfer.TryLock();
   ASSERT_TRUE(lock.owns_lock());
   ASSERT_TRUE(transfer.Write(handle, 10, pattern.data(), size, hooks).ok());
@@ -348,7 +342,7 @@ TEST_F(SharedMemoryTest, RemoteBackEndUsesSharedMemoryAndFallsBack) {
     request.size_bytes = 1 << 20;
     auto info = (*device)->Allocate(request);
     ASSERT_TRUE(info.ok());
-    const std::string pattern = Pattern(1 << 20, 11);
+    const std::string pattern = BytePattern(1 << 20, 11);
     ASSERT_TRUE((*device)->Write(info->handle, 0, pattern.data(), pattern.size()).ok());
     std::string back(pattern.size(), '\0');
     ASSERT_TRUE((*device)->Read(info->handle, 0, back.data(), back.size()).ok());

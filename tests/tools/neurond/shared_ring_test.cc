@@ -23,12 +23,6 @@ using remote::RingControl;
 using remote::RingOp;
 using remote::SharedRegion;
 
-std::string Pattern(size_t size, int seed) {
-  std::string bytes(size, '\0');
-  for (size_t i = 0; i < size; ++i) bytes[i] = static_cast<char>((i * 151 + seed) >> 2);
-  return bytes;
-}
-
 class SharedRingTest : public NeurondServiceTest {
  protected:
   // A region of `bytes` registered for `client`, asking for the ring.
@@ -79,7 +73,7 @@ TEST_F(SharedRingTest, TransfersThroughTheRingMoveTheBytes) {
   auto lock = transfer.TryLock();
   for (uint64_t bytes : {uint64_t{0}, uint64_t{1}, uint64_t{16384}, size}) {
     SCOPED_TRACE(bytes);
-    const std::string pattern = Pattern(bytes, int(bytes % 97));
+    const std::string pattern = BytePattern(bytes, int(bytes % 97));
     ASSERT_TRUE(transfer.Write(handle, 10, pattern.data(), bytes, hooks).ok());
     std::string back;
     ASSERT_EQ(ReadBytes(*client, handle, 10, bytes, &back), kOk);
