@@ -66,10 +66,10 @@ Status SharedTransfer::RunRing(bool write, MemoryHandle handle, uint64_t offset,
     const uint32_t slot = (seq - 1) % kRingSlots;
     if (!result.ok()) return true;
     result = LoadRingStatus(control->responses[slot]);
-    if (result.ok() && !write) {
-      const uint64_t done = p * piece_bytes;
-      std::memcpy(host + done, region_->data() + RingSlotOffset(region_->size(), slot),
-                  std::min(piece_bytes, size - done));
+    const uint64_t done = p * piece_bytes;
+    const uint64_t piece = size == 0 ? 0 : std::min(piece_bytes, size - done);
+    if (result.ok() && !write && piece > 0) {  // a zero-size Read may pass a null `host`
+      std::memcpy(host + done, region_->data() + RingSlotOffset(region_->size(), slot), piece);
     }
     return true;
   };
