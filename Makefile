@@ -55,9 +55,10 @@ run: configure
 test: build
 	@ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
 
-# The same suite built with AddressSanitizer + UndefinedBehaviorSanitizer (at -O1 -g1, asserts
-# on; no benchmarks), except the tests labelled "slow" (the 137-GFLOP matmul sample and the
-# fidelity suite: minutes under ASan; `make test` runs them).
+# The same suite built with AddressSanitizer + UndefinedBehaviorSanitizer (the chip model at -O1,
+# the rest at -O0, all -g1, asserts on; no benchmarks), except the tests labelled "slow" (the
+# 137-GFLOP matmul sample and the fidelity suite: minutes under ASan; `make test` runs them).
+# It includes the fuzz targets' seed corpora replayed (fuzz.replay.*, tests/fuzz/README.md).
 sanitize: deps
 	@cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTRNSIM_SANITIZE=ON \
 	  -DTRNSIM_BUILD_BENCH=OFF $(CMAKE_FLAGS) > /dev/null
@@ -68,7 +69,8 @@ sanitize: deps
 # decoder and neurond's request handlers, FUZZ_SECONDS each, each on a copy of its committed
 # seed corpus; any crash, leak, hang or broken invariant fails the target and leaves the input
 # in build-fuzz/artifacts/<target>-*. Only the fuzzers and the libraries they link are built.
-# See tests/fuzz/README.md.
+# Not part of CI (a third build of the libraries); `make test` and `make sanitize` replay the
+# seed corpora. See tests/fuzz/README.md.
 fuzz: deps
 	@CC=clang CXX=clang++ cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DTRNSIM_FUZZ=ON -DTRNSIM_BUILD_TESTS=OFF -DTRNSIM_BUILD_BENCH=OFF $(CMAKE_FLAGS) > /dev/null
