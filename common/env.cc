@@ -64,10 +64,10 @@ constexpr EnvVarInfo kTable[] = {
     {EnvVar::kExecReport, "TRNSIM_EXEC_REPORT", EnvType::kBool, "false",
      "trnsim only: after every execution, log one INFO line (whatever the log level) with the "
      "model, vnc, simulated time, per-engine utilisation, DMA and HBM bytes."},
-    {EnvVar::kPeThreads, "TRNSIM_PE_THREADS", EnvType::kInt, "1",
+    {EnvVar::kPeThreads, "TRNSIM_PE_THREADS", EnvType::kInt, "0",
      "trnsim only: host threads one large PE matmul instruction may use (its output column "
-     "blocks split among them; results are bit-identical whatever the count). 0: one per host "
-     "core; 1 (the default): no split. Read once per process, at the first large matmul."},
+     "blocks split among them; results are bit-identical whatever the count). 0 (the default): "
+     "one per host core; 1: no split. Read once per process, at the first large matmul."},
     {EnvVar::kStochasticRounding, "NEURON_RT_STOCHASTIC_ROUNDING_EN", EnvType::kBool, "false",
      "Round engine writes to bf16/fp16/fp8 stochastically instead of to nearest even "
      "(docs/numerics.md §3). trnsim: the random bits are a function of the seed, the execution "

@@ -37,8 +37,8 @@ class HostWorkers {
   HostWorkers(const HostWorkers&) = delete;
   HostWorkers& operator=(const HostWorkers&) = delete;
 
-  // The process-wide pool, made at first use: TRNSIM_PE_THREADS threads (common/env.h; 0 means
-  // one per host core; 1, the default, turns the split off). A malformed value logs one
+  // The process-wide pool, made at first use: TRNSIM_PE_THREADS threads (common/env.h; 0, the
+  // default, means one per host core; 1 turns the split off). A malformed value logs one
   // warning and means 1.
   static HostWorkers& Shared();
 
