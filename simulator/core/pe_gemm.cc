@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <numeric>
 
 #include "simulator/core/host_workers.h"
 
@@ -41,13 +42,26 @@ constexpr int kAvx512Rows = 8, kAvx512Vectors = 2;
 // Every kernel takes the rounded form's constants; the other forms ignore them.
 struct Constants {
   float magic = 0, limit = 0;
+  // The lane-constant rounded form (Step::kLaneRounded): per output column (kNr of them), the
+  // constant added and subtracted after each product — `magic` where every product of the column
+  // lies below `limit`, 0 where none needs rounding (then p + 0 - 0 = p, as the reference).
+  const float* lane_magic = nullptr;
 };
 
-template <PeSum kSum>
+// The kernels' inner step. kMulAdd, kFused and kRounded are PeSum's forms; kLaneRounded is the
+// rounded form without the per-product test (Constants::lane_magic), for tiles that allow it.
+enum class Step { kMulAdd, kFused, kRounded, kLaneRounded };
+
+template <Step kSum>
 [[gnu::target("avx512f")]] void MicroAvx512(bool accumulate, uint32_t kk_count, const float* a,
                                             const float* b, size_t ldc, float* c, Constants k) {
   constexpr int kMr = kAvx512Rows, kNv = kAvx512Vectors, kNr = 16 * kNv;
   const __m512 cv = _mm512_set1_ps(k.magic), lim = _mm512_set1_ps(k.limit);
+  __m512 lane[kNv];
+  if constexpr (kSum == Step::kLaneRounded) {
+#pragma GCC unroll 4
+    for (int v = 0; v < kNv; ++v) lane[v] = _mm512_loadu_ps(k.lane_magic + 16 * v);
+  }
   __m512 acc[kMr][kNv];
 #pragma GCC unroll 16
   for (int r = 0; r < kMr; ++r)
@@ -62,11 +76,15 @@ template <PeSum kSum>
       const __m512 av = _mm512_set1_ps(a[size_t(kk) * kMr + r]);
 #pragma GCC unroll 4
       for (int v = 0; v < kNv; ++v) {
-        if constexpr (kSum == PeSum::kFused) {
+        if constexpr (kSum == Step::kFused) {
           acc[r][v] = _mm512_fmadd_ps(av, bv[v], acc[r][v]);
-        } else if constexpr (kSum == PeSum::kMulAdd) {
+        } else if constexpr (kSum == Step::kMulAdd) {
           acc[r][v] = _mm512_add_ps(acc[r][v], _mm512_mul_ps(av, bv[v]));
-        } else {  // kRounded (see RoundedStep)
+        } else if constexpr (kSum == Step::kLaneRounded) {
+          // p is exact (scaled operands), so one rounding of p + lane is the magic add.
+          const __m512 t = _mm512_fmadd_ps(av, bv[v], lane[v]);
+          acc[r][v] = _mm512_add_ps(acc[r][v], _mm512_sub_ps(t, lane[v]));
+        } else {  // kRounded
           const __m512 p = _mm512_mul_ps(av, bv[v]);
           const __mmask16 small = _mm512_cmp_ps_mask(_mm512_abs_ps(p), lim, _CMP_LT_OQ);
           acc[r][v] =
@@ -86,11 +104,16 @@ template <PeSum kSum>
   }
 }
 
-template <PeSum kSum>
+template <Step kSum>
 [[gnu::target("avx2,fma")]] void MicroAvx2(bool accumulate, uint32_t kk_count, const float* a,
                                            const float* b, size_t ldc, float* c, Constants k) {
   constexpr int kMr = 6, kNv = 2, kNr = 16;
   const __m256 cv = _mm256_set1_ps(k.magic), lim = _mm256_set1_ps(k.limit);
+  __m256 lane[kNv];
+  if constexpr (kSum == Step::kLaneRounded) {
+    lane[0] = _mm256_loadu_ps(k.lane_magic);
+    lane[1] = _mm256_loadu_ps(k.lane_magic + 8);
+  }
   const __m256 abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
   __m256 acc[kMr][kNv];
 #pragma GCC unroll 6
@@ -103,10 +126,13 @@ template <PeSum kSum>
       const __m256 av = _mm256_broadcast_ss(a + size_t(kk) * kMr + r);
 #pragma GCC unroll 2
       for (int v = 0; v < kNv; ++v) {
-        if constexpr (kSum == PeSum::kFused) {
+        if constexpr (kSum == Step::kFused) {
           acc[r][v] = _mm256_fmadd_ps(av, bv[v], acc[r][v]);
-        } else if constexpr (kSum == PeSum::kMulAdd) {
+        } else if constexpr (kSum == Step::kMulAdd) {
           acc[r][v] = _mm256_add_ps(acc[r][v], _mm256_mul_ps(av, bv[v]));
+        } else if constexpr (kSum == Step::kLaneRounded) {
+          const __m256 t = _mm256_fmadd_ps(av, bv[v], lane[v]);
+          acc[r][v] = _mm256_add_ps(acc[r][v], _mm256_sub_ps(t, lane[v]));
         } else {  // kRounded
           const __m256 p = _mm256_mul_ps(av, bv[v]);
           const __m256 small = _mm256_cmp_ps(_mm256_and_ps(p, abs_mask), lim, _CMP_LT_OQ);
@@ -130,13 +156,15 @@ template <PeSum kSum>
 typedef float Vec4 __attribute__((vector_size(16)));
 
 // No fused form here: by the contract kFused asks only for bits multiply-then-add also gives.
-template <PeSum kSum>
+template <Step kSum>
 void MicroPortable(bool accumulate, uint32_t kk_count, const float* a, const float* b, size_t ldc,
                    float* c, Constants k) {
   constexpr int kMr = 6, kNv = 2, kNr = 8;
   typedef int32_t Int4 __attribute__((vector_size(16)));
   const Vec4 cv = {k.magic, k.magic, k.magic, k.magic};
   const Vec4 lim = {k.limit, k.limit, k.limit, k.limit};
+  Vec4 lane[kNv] = {};
+  if constexpr (kSum == Step::kLaneRounded) std::memcpy(lane, k.lane_magic, sizeof(lane));
   Vec4 acc[kMr][kNv];
 #pragma GCC unroll 6
   for (int r = 0; r < kMr; ++r) acc[r][0] = acc[r][1] = Vec4{};  // +0.0f
@@ -150,9 +178,11 @@ void MicroPortable(bool accumulate, uint32_t kk_count, const float* a, const flo
 #pragma GCC unroll 2
       for (int v = 0; v < kNv; ++v) {
         const Vec4 p = av * bv[v];  // stationary first, as the reference multiplies
-        if constexpr (kSum == PeSum::kRounded) {
+        if constexpr (kSum == Step::kRounded) {
           const Int4 small = (p < lim) & (p > -lim);
           acc[r][v] = acc[r][v] + (small ? (p + cv) - cv : p);
+        } else if constexpr (kSum == Step::kLaneRounded) {
+          acc[r][v] = acc[r][v] + ((p + lane[v]) - lane[v]);  // p exact: as the fused magic add
         } else {
           acc[r][v] = acc[r][v] + p;
         }
@@ -175,6 +205,9 @@ void MicroPortable(bool accumulate, uint32_t kk_count, const float* a, const flo
 
 struct Scratch {
   std::vector<float> packed_a, packed_b;
+  // BlockedRounded: a's rows (exponent ranges, their order) and each row block's range.
+  std::vector<int32_t> row_min, row_max, block_min, block_max;
+  std::vector<uint32_t> row_order;
 };
 Scratch& ThreadScratch() {
   thread_local Scratch scratch;
@@ -245,6 +278,209 @@ void Blocked(const Micro& micro, Constants constants, uint32_t kk_count, uint32_
   };
   if (workers == nullptr || workers->threads() <= 1 || n_blocks < 2) return columns(0, n_blocks);
   // A few pieces per thread: a thread the host deschedules holds up at most one small piece.
+  const uint64_t pieces = std::min<uint64_t>(n_blocks, 4 * uint64_t(workers->threads()));
+  workers->ParallelFor(uint32_t(pieces), [&](uint32_t piece) {
+    columns(n_blocks * piece / pieces, n_blocks * (piece + 1) / pieces);
+  });
+}
+
+// For each of `count` lanes i, the biased exponent fields of x[r * stride + i] over rows r <
+// `rows`: the smallest among nonzero elements (255 when all are ±0) and the largest (0 when all
+// are ±0). The operands of a rounded plan are normal or ±0, so a field bounds an element's
+// magnitude and, with its dtype's significand bits, its lowest bit. Written once with 16-lane
+// vectors and compiled for each ISA (the AVX-512 and AVX2 copies below inline it).
+typedef int32_t Int16 __attribute__((vector_size(64)));
+[[gnu::always_inline]] inline void ReduceExponentsBody(const float* x, uint32_t rows, size_t count,
+                                                       size_t stride, int32_t* min_e,
+                                                       int32_t* max_e) {
+  size_t i = 0;
+  for (; i + 16 <= count; i += 16) {
+    Int16 lo = Int16{} + 255, hi = Int16{};
+    for (uint32_t r = 0; r < rows; ++r) {
+      Int16 bits;
+      std::memcpy(&bits, x + size_t(r) * stride + i, sizeof(bits));
+      const Int16 e = (bits >> 23) & 0xff;
+      const Int16 zero = (bits & 0x7fffffff) == 0;  // all-ones lanes where ±0
+      hi = hi > e ? hi : e;
+      const Int16 e_or_255 = e | (zero & 255);
+      lo = lo < e_or_255 ? lo : e_or_255;
+    }
+    std::memcpy(min_e + i, &lo, sizeof(lo));
+    std::memcpy(max_e + i, &hi, sizeof(hi));
+  }
+  for (; i < count; ++i) {
+    int32_t lo = 255, hi = 0;
+    for (uint32_t r = 0; r < rows; ++r) {
+      uint32_t bits;
+      std::memcpy(&bits, x + size_t(r) * stride + i, sizeof(bits));
+      const int32_t e = int32_t((bits >> 23) & 0xffu);
+      hi = std::max(hi, e);
+      if ((bits & 0x7fffffffu) != 0) lo = std::min(lo, e);
+    }
+    min_e[i] = lo;
+    max_e[i] = hi;
+  }
+}
+void ReduceExponents(const float* x, uint32_t rows, size_t count, size_t stride, int32_t* min_e,
+                     int32_t* max_e) {
+  ReduceExponentsBody(x, rows, count, stride, min_e, max_e);
+}
+[[gnu::target("avx2")]] void ReduceExponentsAvx2(const float* x, uint32_t rows, size_t count,
+                                                 size_t stride, int32_t* min_e, int32_t* max_e) {
+  ReduceExponentsBody(x, rows, count, stride, min_e, max_e);
+}
+[[gnu::target("avx512f")]] void ReduceExponentsAvx512(const float* x, uint32_t rows, size_t count,
+                                                      size_t stride, int32_t* min_e,
+                                                      int32_t* max_e) {
+  ReduceExponentsBody(x, rows, count, stride, min_e, max_e);
+}
+using ReduceFn = void (*)(const float*, uint32_t, size_t, size_t, int32_t*, int32_t*);
+
+// One tile's form (BlockedRounded): from its row block's exponent range and each column's,
+// lane_magic[j] for every column and whether all columns are exact / each exact or small.
+// `exact_from` and `small_to` are BlockedRounded's bounds on ea + eb. 16 columns a step.
+template <int kNr>
+void ClassifyTile(int32_t block_min, int32_t block_max, const int32_t* col_min,
+                  const int32_t* col_max, int exact_from, int small_to, float magic,
+                  float* lane_magic, bool* all_exact, bool* each_exact_or_small) {
+  static_assert(kNr % 4 == 0);
+  // Masks only (all-ones lanes for true), in the SSE2 width every x86-64 build has: GCC lowers
+  // wider vector selects to scalar code here.
+  typedef int32_t Int4 __attribute__((vector_size(16)));
+  int32_t magic_bits;
+  std::memcpy(&magic_bits, &magic, 4);
+  const Int4 magic_lanes = Int4{} + magic_bits;
+  const Int4 block_zero = Int4{} + (block_min == 255 ? -1 : 0);
+  Int4 any_inexact = Int4{}, any_neither = Int4{};
+  for (int j = 0; j < kNr; j += 4) {
+    Int4 cmin, cmax;
+    std::memcpy(&cmin, col_min + j, sizeof(cmin));
+    std::memcpy(&cmax, col_max + j, sizeof(cmax));
+    // Every product ±0 where the block or the column has no nonzero element.
+    const Int4 exact = block_zero | (cmin == 255) | (cmin + block_min >= exact_from);
+    const Int4 small = cmax + block_max <= small_to;
+    any_inexact |= ~exact;
+    any_neither |= ~(exact | small);
+    const Int4 lanes = ~exact & magic_lanes;
+    std::memcpy(lane_magic + j, &lanes, sizeof(lanes));
+  }
+  const Int4 inexact = any_inexact, neither = any_neither;
+  *all_exact = (inexact[0] | inexact[1] | inexact[2] | inexact[3]) == 0;
+  *each_exact_or_small = (neither[0] | neither[1] | neither[2] | neither[3]) == 0;
+}
+
+// dst[j] = src[j] (or dst[j] + src[j] when accumulating) for j < len, eight lanes at a time.
+template <int kNr>
+void StoreRow(float* dst, const float* src, size_t len, bool accumulate) {
+  if (!accumulate) {
+    if (len == kNr) {
+      std::memcpy(dst, src, kNr * sizeof(float));  // a constant size: inlined vector moves
+    } else {
+      std::memcpy(dst, src, len * sizeof(float));
+    }
+    return;
+  }
+  typedef float Vec8 __attribute__((vector_size(32)));
+  size_t j = 0;
+  for (; j + 8 <= len; j += 8) {
+    Vec8 x, y;
+    std::memcpy(&x, dst + j, sizeof(x));
+    std::memcpy(&y, src + j, sizeof(y));
+    x = x + y;  // the existing value first, as PeOutput says
+    std::memcpy(dst + j, &x, sizeof(x));
+  }
+  for (; j < len; ++j) dst[j] = dst[j] + src[j];
+}
+
+// A rounded plan (PeSum::kRounded), refined tile by tile (pe_gemm.h, PePlan). a's rows are put in
+// order of magnitude (largest exponent first) and packed in that order, so rows that need
+// rounding with some columns share blocks. For each kMr x kNr tile and each of its columns,
+// from the exponent ranges of the block's rows and of the column (over every kk):
+//   exact — every product's lowest bit is on the scaled 2^-149 grid: the multiply would not
+//           round it;
+//   small — every product is below `limit`, where the magic add and subtract rounds it.
+// A tile whose columns are all exact runs `fused` (as PeSum::kFused); one whose columns are each
+// exact or small runs `lane` with Constants::lane_magic = 0 or magic per column (no per-product
+// test); any other runs `mixed`, the masked rounded step. Every form gives the reference's bits
+// for the products it is given, so the choice changes only the speed. Tiles go through a
+// scratch tile, then row by row to their rows of `out`. Threads as in Blocked.
+template <int kMr, int kNr, typename Micro>
+void BlockedRounded(Micro fused, Micro lane, Micro mixed, ReduceFn reduce, const PePlan& plan,
+                    Constants constants, uint32_t kk_count, uint32_t m_count, uint64_t n,
+                    const float* a, const float* b, PeOutput out, HostWorkers* workers) {
+  // With biased fields ea and eb: |a·b| < 2^(ea + eb - 252), and its lowest bit is at least
+  // 2^(ea + eb - 254 - a_bits - b_bits). Exact: that bit >= 2^(scale - 149). Small: the bound
+  // <= 2^(scale - 127), the limit.
+  const int scale = plan.scale_a + plan.scale_b;
+  const int exact_from = scale + 105 + plan.a_bits + plan.b_bits;
+  const int small_to = scale + 125;
+  Scratch& sc = ThreadScratch();
+  sc.row_min.resize(m_count);
+  sc.row_max.resize(m_count);
+  sc.row_order.resize(m_count);
+  reduce(a, kk_count, m_count, m_count, sc.row_min.data(), sc.row_max.data());
+  std::iota(sc.row_order.begin(), sc.row_order.end(), 0u);
+  std::stable_sort(sc.row_order.begin(), sc.row_order.end(), [&sc](uint32_t x, uint32_t y) {
+    return sc.row_max[x] != sc.row_max[y] ? sc.row_max[x] > sc.row_max[y]
+                                          : sc.row_min[x] > sc.row_min[y];
+  });
+  const uint64_t n_blocks = (n + kNr - 1) / kNr;
+  const uint32_t m_blocks = (m_count + kMr - 1) / kMr;
+  const size_t a_block = size_t(kk_count) * kMr;
+  sc.packed_a.assign(m_blocks * a_block, 0.0f);
+  sc.block_min.assign(m_blocks, 255);
+  sc.block_max.assign(m_blocks, 0);
+  for (uint32_t mb = 0; mb < m_blocks; ++mb) {
+    const uint32_t m0 = mb * kMr, rows = std::min<uint32_t>(kMr, m_count - m0);
+    float* pa = sc.packed_a.data() + mb * a_block;
+    for (uint32_t r = 0; r < rows; ++r) {
+      const uint32_t row = sc.row_order[m0 + r];
+      sc.block_min[mb] = std::min(sc.block_min[mb], sc.row_min[row]);
+      sc.block_max[mb] = std::max(sc.block_max[mb], sc.row_max[row]);
+      for (uint32_t kk = 0; kk < kk_count; ++kk)
+        pa[size_t(kk) * kMr + r] = a[size_t(kk) * m_count + row];
+    }
+  }
+  const float* packed_a = sc.packed_a.data();
+  const int32_t* block_min = sc.block_min.data();
+  const int32_t* block_max = sc.block_max.data();
+  const uint32_t* row_order = sc.row_order.data();
+  auto columns = [&](uint64_t jb_begin, uint64_t jb_end) {
+    std::vector<float>& packed_b = ThreadScratch().packed_b;
+    packed_b.resize(size_t(kk_count) * kNr);
+    float* pb = packed_b.data();
+    alignas(64) float tile[kMr * kNr];
+    alignas(64) float lane_magic[kNr];
+    alignas(64) int32_t col_min[kNr], col_max[kNr];
+    Constants k = constants;
+    k.lane_magic = lane_magic;
+    for (uint64_t jb = jb_begin; jb < jb_end; ++jb) {
+      const uint64_t j0 = jb * kNr, len = std::min<uint64_t>(kNr, n - j0);
+      if (len == kNr) {
+        for (uint32_t kk = 0; kk < kk_count; ++kk)  // a constant size: inlined vector moves
+          std::memcpy(pb + size_t(kk) * kNr, b + kk * n + j0, kNr * sizeof(float));
+      } else {
+        for (uint32_t kk = 0; kk < kk_count; ++kk) {
+          std::memcpy(pb + size_t(kk) * kNr, b + kk * n + j0, len * sizeof(float));
+          std::fill(pb + size_t(kk) * kNr + len, pb + size_t(kk + 1) * kNr, 0.0f);
+        }
+      }
+      reduce(pb, kk_count, kNr, kNr, col_min, col_max);
+      for (uint32_t mb = 0; mb < m_blocks; ++mb) {
+        const uint32_t m0 = mb * kMr, rows = std::min<uint32_t>(kMr, m_count - m0);
+        bool all_exact, each_exact_or_small;
+        ClassifyTile<kNr>(block_min[mb], block_max[mb], col_min, col_max, exact_from, small_to,
+                          constants.magic, lane_magic, &all_exact, &each_exact_or_small);
+        const Micro micro = all_exact ? fused : each_exact_or_small ? lane : mixed;
+        micro(false, kk_count, packed_a + mb * a_block, pb, kNr, tile, k);
+        for (uint32_t r = 0; r < rows; ++r) {
+          StoreRow<kNr>(out.data + row_order[m0 + r] * out.row_stride + j0, tile + r * kNr, len,
+                        out.accumulate);
+        }
+      }
+    }
+  };
+  if (workers == nullptr || workers->threads() <= 1 || n_blocks < 2) return columns(0, n_blocks);
   const uint64_t pieces = std::min<uint64_t>(n_blocks, 4 * uint64_t(workers->threads()));
   workers->ParallelFor(uint32_t(pieces), [&](uint32_t piece) {
     columns(n_blocks * piece / pieces, n_blocks * (piece + 1) / pieces);
@@ -338,7 +574,7 @@ PePlan PlanPe(isa::Dtype a_dtype, const OperandRange& a, isa::Dtype b_dtype, con
   if (sa + sb > 0)
     while ((uint64_t{1} << sum_bits) < kk_count) ++sum_bits;
   if (top_a > 128 || top_b > 128 || top_a + top_b + sum_bits > 128) return reference;
-  return PePlan{sum, sa, sb};
+  return PePlan{sum, sa, sb, ma, mb};
 }
 
 [[gnu::target_clones("avx512f", "avx2", "default")]] void ScaleExact(std::span<float> v, int e) {
@@ -487,25 +723,39 @@ void PeGemmOn(PeGemmIsa isa, const PePlan& plan, uint32_t kk_count, uint32_t m_c
     const int scale = plan.scale_a + plan.scale_b;
     k = Constants{std::ldexp(1.5f, scale - 126), std::ldexp(1.0f, scale - 127)};
   }
-  auto pick = [&plan](auto mul_add, auto fused, auto rounded) {
-    return plan.sum == PeSum::kFused ? fused : plan.sum == PeSum::kRounded ? rounded : mul_add;
+  auto pick = [&plan](auto mul_add, auto fused) {
+    return plan.sum == PeSum::kFused ? fused : mul_add;
   };
+  const bool rounded = plan.sum == PeSum::kRounded;
   switch (isa) {
-    case PeGemmIsa::kAvx512:
-      return Blocked<kAvx512Rows, 16 * kAvx512Vectors>(
-          pick(MicroAvx512<PeSum::kMulAdd>, MicroAvx512<PeSum::kFused>,
-               MicroAvx512<PeSum::kRounded>),
-          k, kk_count, m_count, n, a, b, out, workers);
+    case PeGemmIsa::kAvx512: {
+      constexpr int kNr = 16 * kAvx512Vectors;
+      if (rounded) {
+        return BlockedRounded<kAvx512Rows, kNr>(
+            MicroAvx512<Step::kFused>, MicroAvx512<Step::kLaneRounded>, MicroAvx512<Step::kRounded>,
+            ReduceExponentsAvx512, plan, k, kk_count, m_count, n, a, b, out, workers);
+      }
+      return Blocked<kAvx512Rows, kNr>(pick(MicroAvx512<Step::kMulAdd>, MicroAvx512<Step::kFused>),
+                                       k, kk_count, m_count, n, a, b, out, workers);
+    }
     case PeGemmIsa::kAvx2:
-      return Blocked<6, 16>(
-          pick(MicroAvx2<PeSum::kMulAdd>, MicroAvx2<PeSum::kFused>, MicroAvx2<PeSum::kRounded>), k,
-          kk_count, m_count, n, a, b, out, workers);
+      if (rounded) {
+        return BlockedRounded<6, 16>(MicroAvx2<Step::kFused>, MicroAvx2<Step::kLaneRounded>,
+                                     MicroAvx2<Step::kRounded>, ReduceExponentsAvx2, plan, k,
+                                     kk_count, m_count, n, a, b, out, workers);
+      }
+      return Blocked<6, 16>(pick(MicroAvx2<Step::kMulAdd>, MicroAvx2<Step::kFused>), k, kk_count,
+                            m_count, n, a, b, out, workers);
     case PeGemmIsa::kPortable:
       break;
   }
-  Blocked<6, 8>(pick(MicroPortable<PeSum::kMulAdd>, MicroPortable<PeSum::kMulAdd>,
-                     MicroPortable<PeSum::kRounded>),
-                k, kk_count, m_count, n, a, b, out, workers);
+  // No fused form here: by the contract kFused asks only for bits multiply-then-add also gives.
+  if (rounded) {
+    return BlockedRounded<6, 8>(MicroPortable<Step::kMulAdd>, MicroPortable<Step::kLaneRounded>,
+                                MicroPortable<Step::kRounded>, ReduceExponents, plan, k, kk_count,
+                                m_count, n, a, b, out, workers);
+  }
+  Blocked<6, 8>(MicroPortable<Step::kMulAdd>, k, kk_count, m_count, n, a, b, out, workers);
 }
 
 void PeGemm(const PePlan& plan, uint32_t kk_count, uint32_t m_count, uint64_t n, const float* a,

@@ -54,9 +54,17 @@ OperandRange MeasureRange(std::span<const float> values);
 // is then exact in the scaled domain — and the result is multiplied back by
 // 2^-(scale_a + scale_b) with UnscaleExact. Only fp32 operands (products of 48 bits) and NaN/inf
 // keep kMulAdd.
+//
+// A rounded plan is refined per output tile inside the kernel: rows of a are grouped by their
+// magnitude, and a tile where no product needs rounding runs fused; one where each column's
+// products either all need no rounding or all lie below the scaled 2^-127 (so the magic-constant
+// rounding needs no per-product test) runs a lane-constant form; only the rest run the masked
+// rounded step. `a_bits` and `b_bits` are the operands' explicit significand bits (PlanPe sets
+// them from the dtypes; 23 is always safe): an element's lowest bit is at least 2^(e - bits).
 struct PePlan {
   PeSum sum = PeSum::kMulAdd;
   int scale_a = 0, scale_b = 0;
+  int a_bits = 23, b_bits = 23;
 };
 PePlan PlanPe(isa::Dtype a_dtype, const OperandRange& a, isa::Dtype b_dtype, const OperandRange& b,
               uint32_t kk_count);

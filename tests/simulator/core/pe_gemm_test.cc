@@ -263,6 +263,69 @@ TEST(PeGemmTest, HostThreadsChangeNoBit) {
   }
 }
 
+TEST(PeGemmTest, RoundedPlansMatchTheReferenceTileByTile) {
+  // A rounded plan picks a form per output tile (pe_gemm.h, PePlan): fused where no product needs
+  // rounding, the lane-constant form where each column's products all need none or all lie below
+  // the scaled 2^-127, the masked step elsewhere. Operands with rows and columns of two kinds —
+  // ordinary bf16 values around 1, and tiny ones around 2^-72 whose products with each other fall
+  // below the 2^-149 grid — in a random pattern, so tiles of every kind occur, and a third case
+  // where tiny and ordinary values share rows and columns (every tile masked). Some rows and
+  // columns are all ±0. Every ISA, one thread and two, plain and accumulating: the reference's
+  // bits. And the check has teeth: in the first two cases the fused form alone gives other bits.
+  std::mt19937 rng(1203);
+  HostWorkers two(2);
+  const uint32_t kk = 96, m = 77;
+  const uint64_t n = 333;
+  for (int pattern = 0; pattern < 3; ++pattern) {
+    std::vector<int> row_kind(m), col_kind(n);  // 0 ordinary, 1 tiny, 2 all zero
+    for (int& k : row_kind) k = rng() % 11 == 0 ? 2 : int(rng() % 2);
+    for (int& k : col_kind) k = rng() % 13 == 0 ? 2 : int(rng() % 2);
+    auto value = [&](int kind) {
+      if (pattern == 2) kind = int(rng() % 2);  // mixed within rows and columns
+      const std::vector<float> one = Values(rng, Dtype::kBfloat16, 1, -3, 0);
+      return kind == 2 ? 0.0f : kind == 1 ? std::ldexp(one[0], -72) : one[0];
+    };
+    std::vector<float> a(size_t(kk) * m), b(kk * n);
+    for (uint32_t k = 0; k < kk; ++k) {
+      for (uint32_t r = 0; r < m; ++r) a[size_t(k) * m + r] = value(row_kind[r]);
+      for (uint64_t j = 0; j < n; ++j) b[k * n + j] = value(col_kind[j]);
+    }
+    const PePlan plan =
+        PlanPe(Dtype::kBfloat16, MeasureRange(a), Dtype::kBfloat16, MeasureRange(b), kk);
+    ASSERT_EQ(plan.sum, PeSum::kRounded) << "pattern " << pattern;
+    const std::vector<float> want = ScalarGemm(kk, m, n, a, b);
+    std::vector<float> sa = a, sb = b;
+    ScaleExact(sa, plan.scale_a);
+    ScaleExact(sb, plan.scale_b);
+    const std::vector<float> old = Values(rng, Dtype::kFloat32, m * n, -20, 4);
+    for (PeGemmIsa isa : SupportedPeGemmIsas()) {
+      for (HostWorkers* workers : {static_cast<HostWorkers*>(nullptr), &two}) {
+        std::vector<float> out(m * n);
+        PeGemmOn(isa, plan, kk, m, n, sa.data(), sb.data(), PeOutput{out.data(), n}, workers);
+        UnscaleExact(out, plan.scale_a + plan.scale_b);
+        EXPECT_TRUE(SameBits(out, want)) << PeGemmIsaName(isa) << " pattern " << pattern;
+        // Accumulating: scaled operands, so the kernel's sums go to a scratch result first and
+        // are unscaled into the rows (UnscaleInto), as fast_pe.cc does.
+        std::vector<float> scaled(m * n), acc = old, expect = old;
+        PeGemmOn(isa, plan, kk, m, n, sa.data(), sb.data(), PeOutput{scaled.data(), n}, workers);
+        UnscaleInto(scaled.data(), m, n, plan.scale_a + plan.scale_b,
+                    PeOutput{acc.data(), n, true});
+        for (size_t i = 0; i < expect.size(); ++i) expect[i] = old[i] + want[i];
+        EXPECT_TRUE(SameBits(acc, expect)) << PeGemmIsaName(isa) << " pattern " << pattern;
+      }
+      // (In the third case every sum has ordinary products, which hide the tiny ones' rounding.)
+      if (isa != PeGemmIsa::kPortable && pattern < 2) {
+        std::vector<float> fused(m * n);
+        PePlan fused_plan = plan;
+        fused_plan.sum = PeSum::kFused;
+        PeGemmOn(isa, fused_plan, kk, m, n, sa.data(), sb.data(), PeOutput{fused.data(), n});
+        UnscaleExact(fused, plan.scale_a + plan.scale_b);
+        EXPECT_FALSE(SameBits(fused, want)) << PeGemmIsaName(isa) << " pattern " << pattern;
+      }
+    }
+  }
+}
+
 // One output element, a·b over k = 2, on the host's own kernel in both forms.
 float Dot2(PeSum sum, float a0, float b0, float a1, float b1) {
   const float a[2] = {a0, a1}, b[2] = {b0, b1};
