@@ -214,6 +214,33 @@ Scratch& ThreadScratch() {
   return scratch;
 }
 
+// Columns [j0, j0 + len) of b ([kk_count][n] row-major) into pb, [kk][kNr], zero past len.
+template <int kNr>
+void PackColumnBlock(const float* b, uint64_t n, uint64_t j0, uint64_t len, uint32_t kk_count,
+                     float* pb) {
+  if (len == kNr) {
+    for (uint32_t kk = 0; kk < kk_count; ++kk)  // a constant size: inlined vector moves
+      std::memcpy(pb + size_t(kk) * kNr, b + kk * n + j0, kNr * sizeof(float));
+    return;
+  }
+  for (uint32_t kk = 0; kk < kk_count; ++kk) {
+    std::memcpy(pb + size_t(kk) * kNr, b + kk * n + j0, len * sizeof(float));
+    std::fill(pb + size_t(kk) * kNr + len, pb + size_t(kk + 1) * kNr, 0.0f);
+  }
+}
+
+// columns(jb_begin, jb_end) over [0, n_blocks): on the calling thread, or with `workers` in runs
+// of whole column blocks. A few pieces per thread: a thread the host deschedules holds up at most
+// one small piece.
+template <typename Columns>
+void ForColumnBlocks(uint64_t n_blocks, HostWorkers* workers, const Columns& columns) {
+  if (workers == nullptr || workers->threads() <= 1 || n_blocks < 2) return columns(0, n_blocks);
+  const uint64_t pieces = std::min<uint64_t>(n_blocks, 4 * uint64_t(workers->threads()));
+  workers->ParallelFor(uint32_t(pieces), [&](uint32_t piece) {
+    columns(n_blocks * piece / pieces, n_blocks * (piece + 1) / pieces);
+  });
+}
+
 // Column blocks outermost: each block of B is packed just before use and stays in L1 for every row
 // block; A is packed once, [block][kk][kMr]. Whole blocks are stored straight into `out`, edge
 // blocks through a tile. With `workers`, runs of whole column blocks are pieces of a ParallelFor:
@@ -250,15 +277,7 @@ void Blocked(const Micro& micro, Constants constants, uint32_t kk_count, uint32_
     alignas(64) float tile[kMr * kNr];
     for (uint64_t jb = jb_begin; jb < jb_end; ++jb) {
       const uint64_t j0 = jb * kNr, len = std::min<uint64_t>(kNr, n - j0);
-      if (len == kNr) {
-        for (uint32_t kk = 0; kk < kk_count; ++kk)  // a constant size: inlined vector moves
-          std::memcpy(pb + size_t(kk) * kNr, b + kk * n + j0, kNr * sizeof(float));
-      } else {
-        for (uint32_t kk = 0; kk < kk_count; ++kk) {
-          std::memcpy(pb + size_t(kk) * kNr, b + kk * n + j0, len * sizeof(float));
-          std::fill(pb + size_t(kk) * kNr + len, pb + size_t(kk + 1) * kNr, 0.0f);
-        }
-      }
+      PackColumnBlock<kNr>(b, n, j0, len, kk_count, pb);
       for (uint32_t mb = 0; mb < m_blocks; ++mb) {
         const uint32_t m0 = mb * kMr, rows = std::min<uint32_t>(kMr, m_count - m0);
         const float* block_a = packed_a + mb * a_block;
@@ -276,12 +295,7 @@ void Blocked(const Micro& micro, Constants constants, uint32_t kk_count, uint32_
       }
     }
   };
-  if (workers == nullptr || workers->threads() <= 1 || n_blocks < 2) return columns(0, n_blocks);
-  // A few pieces per thread: a thread the host deschedules holds up at most one small piece.
-  const uint64_t pieces = std::min<uint64_t>(n_blocks, 4 * uint64_t(workers->threads()));
-  workers->ParallelFor(uint32_t(pieces), [&](uint32_t piece) {
-    columns(n_blocks * piece / pieces, n_blocks * (piece + 1) / pieces);
-  });
+  ForColumnBlocks(n_blocks, workers, columns);
 }
 
 // For each of `count` lanes i, the biased exponent fields of x[r * stride + i] over rows r <
@@ -456,15 +470,7 @@ void BlockedRounded(Micro fused, Micro lane, Micro mixed, ReduceFn reduce, const
     k.lane_magic = lane_magic;
     for (uint64_t jb = jb_begin; jb < jb_end; ++jb) {
       const uint64_t j0 = jb * kNr, len = std::min<uint64_t>(kNr, n - j0);
-      if (len == kNr) {
-        for (uint32_t kk = 0; kk < kk_count; ++kk)  // a constant size: inlined vector moves
-          std::memcpy(pb + size_t(kk) * kNr, b + kk * n + j0, kNr * sizeof(float));
-      } else {
-        for (uint32_t kk = 0; kk < kk_count; ++kk) {
-          std::memcpy(pb + size_t(kk) * kNr, b + kk * n + j0, len * sizeof(float));
-          std::fill(pb + size_t(kk) * kNr + len, pb + size_t(kk + 1) * kNr, 0.0f);
-        }
-      }
+      PackColumnBlock<kNr>(b, n, j0, len, kk_count, pb);
       reduce(pb, kk_count, kNr, kNr, col_min, col_max);
       for (uint32_t mb = 0; mb < m_blocks; ++mb) {
         const uint32_t m0 = mb * kMr, rows = std::min<uint32_t>(kMr, m_count - m0);
@@ -480,11 +486,7 @@ void BlockedRounded(Micro fused, Micro lane, Micro mixed, ReduceFn reduce, const
       }
     }
   };
-  if (workers == nullptr || workers->threads() <= 1 || n_blocks < 2) return columns(0, n_blocks);
-  const uint64_t pieces = std::min<uint64_t>(n_blocks, 4 * uint64_t(workers->threads()));
-  workers->ParallelFor(uint32_t(pieces), [&](uint32_t piece) {
-    columns(n_blocks * piece / pieces, n_blocks * (piece + 1) / pieces);
-  });
+  ForColumnBlocks(n_blocks, workers, columns);
 }
 
 // Explicit significand bits of a float dtype; 23 (never exact) for fp32 and anything else.
