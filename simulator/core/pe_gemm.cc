@@ -214,6 +214,13 @@ Scratch& ThreadScratch() {
   return scratch;
 }
 
+// The calling thread's buffer for one packed column block of `floats` floats.
+float* ThreadPackedB(size_t floats) {
+  std::vector<float>& packed_b = ThreadScratch().packed_b;
+  packed_b.resize(floats);
+  return packed_b.data();
+}
+
 // Columns [j0, j0 + len) of b ([kk_count][n] row-major) into pb, [kk][kNr], zero past len.
 template <int kNr>
 void PackColumnBlock(const float* b, uint64_t n, uint64_t j0, uint64_t len, uint32_t kk_count,
@@ -271,9 +278,7 @@ void Blocked(const Micro& micro, Constants constants, uint32_t kk_count, uint32_
   const float* packed_a = sc.packed_a.data();
   // Column blocks [jb_begin, jb_end) on the calling thread.
   auto columns = [&](uint64_t jb_begin, uint64_t jb_end) {
-    std::vector<float>& packed_b = ThreadScratch().packed_b;
-    packed_b.resize(size_t(kk_count) * kNr);
-    float* pb = packed_b.data();
+    float* pb = ThreadPackedB(size_t(kk_count) * kNr);
     alignas(64) float tile[kMr * kNr];
     for (uint64_t jb = jb_begin; jb < jb_end; ++jb) {
       const uint64_t j0 = jb * kNr, len = std::min<uint64_t>(kNr, n - j0);
@@ -302,7 +307,8 @@ void Blocked(const Micro& micro, Constants constants, uint32_t kk_count, uint32_
 // `rows`: the smallest among nonzero elements (255 when all are ±0) and the largest (0 when all
 // are ±0). The operands of a rounded plan are normal or ±0, so a field bounds an element's
 // magnitude and, with its dtype's significand bits, its lowest bit. Written once with 16-lane
-// vectors and compiled for each ISA (the AVX-512 and AVX2 copies below inline it).
+// vectors and compiled for each ISA (the AVX-512 and AVX2 copies below, and MeasureRange's
+// clones, inline it).
 typedef int32_t Int16 __attribute__((vector_size(64)));
 [[gnu::always_inline]] inline void ReduceExponentsBody(const float* x, uint32_t rows, size_t count,
                                                        size_t stride, int32_t* min_e,
@@ -352,7 +358,7 @@ using ReduceFn = void (*)(const float*, uint32_t, size_t, size_t, int32_t*, int3
 
 // One tile's form (BlockedRounded): from its row block's exponent range and each column's,
 // lane_magic[j] for every column and whether all columns are exact / each exact or small.
-// `exact_from` and `small_to` are BlockedRounded's bounds on ea + eb. 16 columns a step.
+// `exact_from` and `small_to` are BlockedRounded's bounds on ea + eb. Four columns a step.
 template <int kNr>
 void ClassifyTile(int32_t block_min, int32_t block_max, const int32_t* col_min,
                   const int32_t* col_max, int exact_from, int small_to, float magic,
@@ -460,9 +466,7 @@ void BlockedRounded(Micro fused, Micro lane, Micro mixed, ReduceFn reduce, const
   const int32_t* block_max = sc.block_max.data();
   const uint32_t* row_order = sc.row_order.data();
   auto columns = [&](uint64_t jb_begin, uint64_t jb_end) {
-    std::vector<float>& packed_b = ThreadScratch().packed_b;
-    packed_b.resize(size_t(kk_count) * kNr);
-    float* pb = packed_b.data();
+    float* pb = ThreadPackedB(size_t(kk_count) * kNr);
     alignas(64) float tile[kMr * kNr];
     alignas(64) float lane_magic[kNr];
     alignas(64) int32_t col_min[kNr], col_max[kNr];
@@ -512,31 +516,26 @@ int MantissaBits(isa::Dtype d) {
 // One pass over the operand; cloned for AVX-512 and AVX2 (16 lanes as one, two or four registers).
 [[gnu::target_clones("avx512f", "avx2", "default")]] OperandRange MeasureRange(
     std::span<const float> values) {
-  // Signed 32-bit lanes (exponent fields fit), so every ISA has the compares.
-  typedef int32_t Int16 __attribute__((vector_size(64)));
-  Int16 max_e = {}, min_e = Int16{} + 255;
-  size_t i = 0;
-  for (; i + 16 <= values.size(); i += 16) {
-    Int16 bits;
-    std::memcpy(&bits, values.data() + i, sizeof(bits));
-    const Int16 e = (bits >> 23) & 0xff;
-    const Int16 zero = (bits & 0x7fffffff) == 0;  // all-ones lanes where ±0
-    max_e = max_e > e ? max_e : e;
-    const Int16 e_or_255 = e | (zero & 255);  // a zero's field is 0: 255 leaves min_e alone
-    min_e = min_e < e_or_255 ? min_e : e_or_255;
-  }
+  // The values as rows of 16 lanes (ReduceExponentsBody), then the last partial row; each lane's
+  // range folded into one.
   OperandRange r;
-  for (int l = 0; l < 16; ++l) {
-    r.max_exponent = std::max(r.max_exponent, uint32_t(max_e[l]));
-    r.min_exponent = std::min(r.min_exponent, uint32_t(min_e[l]));
+  auto fold = [&r](const int32_t* lo, const int32_t* hi, size_t lanes) {
+    for (size_t l = 0; l < lanes; ++l) {
+      r.max_exponent = std::max(r.max_exponent, uint32_t(hi[l]));
+      r.min_exponent = std::min(r.min_exponent, uint32_t(lo[l]));
+    }
+  };
+  alignas(64) int32_t lo[16], hi[16];
+  constexpr size_t kRowsPerPass = size_t{1} << 20;  // rows is 32-bit
+  const size_t rows = values.size() / 16;
+  for (size_t row = 0; row < rows; row += kRowsPerPass) {
+    ReduceExponentsBody(values.data() + row * 16, uint32_t(std::min(kRowsPerPass, rows - row)), 16,
+                        16, lo, hi);
+    fold(lo, hi, 16);
   }
-  for (; i < values.size(); ++i) {
-    uint32_t bits;
-    std::memcpy(&bits, &values[i], sizeof(bits));
-    const uint32_t e = (bits >> 23) & 0xffu;
-    r.max_exponent = std::max(r.max_exponent, e);
-    if ((bits & 0x7fffffffu) != 0) r.min_exponent = std::min(r.min_exponent, e);
-  }
+  const size_t rest = values.size() - rows * 16;
+  ReduceExponentsBody(values.data() + rows * 16, 1, rest, 0, lo, hi);
+  fold(lo, hi, rest);
   r.non_finite = r.max_exponent == 255;
   return r;
 }
