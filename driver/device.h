@@ -111,6 +111,24 @@ class Device {
   // Usage of one HBM stack across every connection.
   virtual StatusOr<HbmUsage> GetHbmUsage(int chip, int hbm) = 0;
 
+  // Device memory another process of this host may map (neurond hands it to a client on its
+  // host, README "Data plane"): a memfd holding bytes [offset, offset+size) of the allocation,
+  // the whole host pages inside it; the bytes before and after stay private. `fd` belongs to
+  // the caller. Mapping the descriptor reads and writes the allocation itself, until it is
+  // freed: from then on the memfd's pages belong to its holders alone and never alias device
+  // memory again. NRT_INVALID_HANDLE for an unknown handle, NRT_INVALID when no whole page lies
+  // inside the allocation, NRT_EXEC_NC_BUSY while an execution is bound to it (ask again after),
+  // NRT_RESOURCE when the host refuses; NRT_FAILURE for a back end that cannot (remote).
+  struct SharedMemory {
+    int fd = -1;
+    uint64_t offset = 0;
+    uint64_t size = 0;
+  };
+  virtual StatusOr<SharedMemory> ShareMemory(MemoryHandle handle) {
+    (void)handle;
+    return FailureError("this back end cannot share device memory with another process");
+  }
+
   // Programs and execution.
   //
   // Decodes and validates every non-empty stream of `image` for the instance's chip

@@ -10,6 +10,13 @@ namespace trnsim::runtime {
 namespace {
 
 constexpr uint64_t kDeviceAlignmentBytes = 64;
+// A device tensor of kPageAlignedTensorBytes or more starts on a 4 KiB boundary, so all of it
+// but its last partial page is whole host pages, which neurond can hand to a client on its host
+// to map (driver/remote/mapped_memory.h): such a tensor's transfers then need no daemon round
+// trip for a partial first page. The chip model's costs do not depend on addresses, so only
+// where tensors lie changes (at most 4 KiB of padding before one of 64 KiB or more).
+constexpr uint64_t kPageAlignedTensorBytes = 64 * 1024;
+constexpr uint64_t kTensorPageBytes = 4096;
 
 Status NotVisible(int vnc, const CoreMap& core_map) {
   return InvalidError("logical core " + std::to_string(vnc) + " is not one of this process's " +
@@ -78,7 +85,8 @@ StatusOr<Tensor*> TensorTable::Allocate(Placement placement, int vnc, uint64_t s
       request.chip = where.chip;
       request.hbm = where.hbm;
       request.size_bytes = size;
-      request.alignment_bytes = kDeviceAlignmentBytes;
+      request.alignment_bytes =
+          size >= kPageAlignedTensorBytes ? kTensorPageBytes : kDeviceAlignmentBytes;
       request.owner_core = where.first_physical;
       request.category = driver::MemoryCategory::kTensor;
       StatusOr<std::unique_ptr<DeviceStorage>> device_storage =

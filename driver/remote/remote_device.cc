@@ -13,6 +13,8 @@
 #include <span>
 #include <string>
 #include <thread>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "common/log.h"
 #include "common/version.h"
@@ -20,6 +22,7 @@
 #include "driver/remote/connection.h"
 #include "driver/remote/convert.h"
 #include "driver/remote/convert_trace.h"
+#include "driver/remote/mapped_memory.h"
 #include "driver/remote/shared_region.h"
 #include "driver/remote/shared_transfer.h"
 #include "proto/neurond.grpc.pb.h"
@@ -30,6 +33,10 @@ namespace trnsim::driver::remote {
 namespace {
 
 constexpr char kSessionKeyMetadata[] = "trnsim-session-key";
+// Smallest transfer that maps its device memory (MappedMemory) rather than going through the
+// daemon: one mapping costs a side-socket round trip and an mmap, about what the ring moves a
+// quarter of this in.
+constexpr uint64_t kMinMappedTransferBytes = 64 * 1024;
 // Goodbye is a courtesy (the broken Attach stream ends the session anyway): never wait long.
 constexpr std::chrono::milliseconds kGoodbyeDeadline{5'000};
 
@@ -102,6 +109,9 @@ class RemoteDevice final : public Device {
   StatusOr<AllocationInfo> Describe(MemoryHandle handle) override;
   Status Write(MemoryHandle handle, uint64_t offset, const void* src, uint64_t size) override;
   Status Read(MemoryHandle handle, uint64_t offset, void* dst, uint64_t size) override;
+  // Write and Read through the daemon: the shared region's ring or RPCs, else the streams.
+  Status WriteThroughDaemon(MemoryHandle handle, uint64_t offset, const void* src, uint64_t size);
+  Status ReadThroughDaemon(MemoryHandle handle, uint64_t offset, void* dst, uint64_t size);
   Status Copy(MemoryHandle src, uint64_t src_offset, MemoryHandle dst, uint64_t dst_offset,
               uint64_t size) override;
   Status Fill(MemoryHandle handle, uint64_t offset, uint8_t value, uint64_t size) override;
@@ -151,6 +161,13 @@ class RemoteDevice final : public Device {
   // shared_ null (the streams serve every transfer) with one log line.
   void SetUpSharedMemory();
   SharedCallHooks Hooks(std::chrono::milliseconds deadline) const;
+  // The mapping of `handle` (mapped_memory.h), made on first use; null when the daemon cannot
+  // map it (remembered until Free, except NRT_EXEC_NC_BUSY: asked again next time).
+  std::shared_ptr<MappedMemory> MappingFor(MemoryHandle handle);
+  // The part of [offset, +size) of `handle` that a mapping holds, as [*lo, *hi) and the mapping;
+  // null when there is none (small, no shared memory, out of the memory's range, not mappable).
+  std::shared_ptr<MappedMemory> MappedPart(MemoryHandle handle, uint64_t offset, uint64_t size,
+                                           uint64_t* lo, uint64_t* hi);
 
   const std::string address_;
   const std::string tls_ca_file_;
@@ -161,6 +178,9 @@ class RemoteDevice final : public Device {
   std::string session_key_;  // set once by Connect, before any concurrent use
   bool hello_done_ = false;
   std::unique_ptr<SharedTransfer> shared_;  // set once by Connect, before any concurrent use
+  std::mutex mappings_mutex_;                // guards the two below
+  std::unordered_map<MemoryHandle, std::shared_ptr<MappedMemory>> mappings_;
+  std::unordered_set<MemoryHandle> unmappable_;
 
   grpc::ClientContext attach_context_;
   std::thread attach_thread_;
@@ -421,6 +441,12 @@ StatusOr<AllocationInfo> RemoteDevice::Allocate(const AllocationRequest& request
 }
 
 Status RemoteDevice::Free(MemoryHandle handle) {
+  {
+    // Unmapped first (a transfer still copying holds its own reference until it ends).
+    std::lock_guard lock(mappings_mutex_);
+    mappings_.erase(handle);
+    unmappable_.erase(handle);
+  }
   v1::MemoryRef request;
   request.set_handle(handle);
   v1::FreeResponse response;
@@ -447,11 +473,67 @@ Status RemoteDevice::CheckTransferRange(uint64_t offset, uint64_t size) const {
   return Status::Ok();
 }
 
+std::shared_ptr<MappedMemory> RemoteDevice::MappingFor(MemoryHandle handle) {
+  {
+    std::lock_guard lock(mappings_mutex_);
+    auto it = mappings_.find(handle);
+    if (it != mappings_.end()) return it->second;
+    if (unmappable_.contains(handle)) return nullptr;
+  }
+  const auto timeout =
+      std::min<std::chrono::milliseconds>(options_.rpc_deadline, std::chrono::milliseconds(10'000));
+  StatusOr<std::unique_ptr<MappedMemory>> mapped = MapDeviceMemory(
+      SharedMemorySocketPath(address_.substr(5)), session_key_, handle, int(timeout.count()));
+  std::lock_guard lock(mappings_mutex_);
+  if (!mapped.ok()) {
+    if (mapped.status().code() != StatusCode::kExecNcBusy) {
+      TRNSIM_LOG(Debug, Tdrv) << "device memory " << handle << " is not mapped, its transfers go "
+                              << "through neurond (" << mapped.status().message() << ")";
+      unmappable_.insert(handle);
+    }
+    return nullptr;
+  }
+  // Another thread may have mapped it meanwhile: keep one mapping.
+  auto [it, inserted] = mappings_.emplace(handle, std::move(*mapped));
+  return it->second;
+}
+
+std::shared_ptr<MappedMemory> RemoteDevice::MappedPart(MemoryHandle handle, uint64_t offset,
+                                                       uint64_t size, uint64_t* lo,
+                                                       uint64_t* hi) {
+  if (shared_ == nullptr || size < kMinMappedTransferBytes) return nullptr;
+  std::shared_ptr<MappedMemory> mapping = MappingFor(handle);
+  // Out of the memory's range: the daemon refuses it, before any byte moves.
+  if (mapping == nullptr || offset > mapping->memory_size() ||
+      size > mapping->memory_size() - offset) {
+    return nullptr;
+  }
+  *lo = std::max(offset, mapping->offset());
+  *hi = std::min(offset + size, mapping->offset() + mapping->size());
+  return *lo < *hi ? mapping : nullptr;
+}
+
 Status RemoteDevice::Write(MemoryHandle handle, uint64_t offset, const void* src,
                            uint64_t size) {
   if (size > 0 && src == nullptr) return InvalidError("source buffer is NULL");
   TRNSIM_RETURN_IF_ERROR(CheckTransferRange(offset, size));
   TRNSIM_RETURN_IF_ERROR(CheckSession());
+  uint64_t lo = 0, hi = 0;
+  if (std::shared_ptr<MappedMemory> m = MappedPart(handle, offset, size, &lo, &hi)) {
+    const uint8_t* bytes = static_cast<const uint8_t*>(src);
+    std::memcpy(m->data() + (lo - m->offset()), bytes + (lo - offset), hi - lo);
+    // The bytes outside the whole pages the mapping holds (at most a page on each side).
+    if (lo > offset) TRNSIM_RETURN_IF_ERROR(WriteThroughDaemon(handle, offset, bytes, lo - offset));
+    if (hi < offset + size) {
+      return WriteThroughDaemon(handle, hi, bytes + (hi - offset), offset + size - hi);
+    }
+    return Status::Ok();
+  }
+  return WriteThroughDaemon(handle, offset, src, size);
+}
+
+Status RemoteDevice::WriteThroughDaemon(MemoryHandle handle, uint64_t offset, const void* src,
+                                        uint64_t size) {
   const std::chrono::milliseconds deadline = StreamDeadline(size);
   if (shared_ != nullptr) {
     // Another thread's transfer holding the region: this one takes the stream instead.
@@ -504,6 +586,22 @@ Status RemoteDevice::Read(MemoryHandle handle, uint64_t offset, void* dst, uint6
   if (size > 0 && dst == nullptr) return InvalidError("destination buffer is NULL");
   TRNSIM_RETURN_IF_ERROR(CheckTransferRange(offset, size));
   TRNSIM_RETURN_IF_ERROR(CheckSession());
+  uint64_t lo = 0, hi = 0;
+  if (std::shared_ptr<MappedMemory> m = MappedPart(handle, offset, size, &lo, &hi)) {
+    uint8_t* bytes = static_cast<uint8_t*>(dst);
+    if (lo > offset) TRNSIM_RETURN_IF_ERROR(ReadThroughDaemon(handle, offset, bytes, lo - offset));
+    if (hi < offset + size) {
+      TRNSIM_RETURN_IF_ERROR(
+          ReadThroughDaemon(handle, hi, bytes + (hi - offset), offset + size - hi));
+    }
+    std::memcpy(bytes + (lo - offset), m->data() + (lo - m->offset()), hi - lo);
+    return Status::Ok();
+  }
+  return ReadThroughDaemon(handle, offset, dst, size);
+}
+
+Status RemoteDevice::ReadThroughDaemon(MemoryHandle handle, uint64_t offset, void* dst,
+                                       uint64_t size) {
   const std::chrono::milliseconds deadline = StreamDeadline(size);
   if (shared_ != nullptr) {
     std::unique_lock region = shared_->TryLock();

@@ -87,10 +87,7 @@ std::string SharedMemorySocketPath(const std::string& grpc_socket_path) {
   return path;
 }
 
-namespace {
-
-StatusOr<RegisteredRegion> Register(const SharedRegion& region, const std::string& socket_path,
-                                    const std::string& session_key, int timeout_ms, bool ring) {
+StatusOr<UniqueFd> ConnectSharedMemorySocket(const std::string& socket_path, int timeout_ms) {
   sockaddr_un address{};
   address.sun_family = AF_UNIX;
   if (socket_path.empty() || socket_path.size() >= sizeof(address.sun_path)) {
@@ -105,6 +102,14 @@ StatusOr<RegisteredRegion> Register(const SharedRegion& region, const std::strin
   if (connect(socket.get(), reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0) {
     return FailureError(Errno(("connect " + socket_path).c_str()));
   }
+  return socket;
+}
+
+namespace {
+
+StatusOr<RegisteredRegion> Register(const SharedRegion& region, const std::string& socket_path,
+                                    const std::string& session_key, int timeout_ms, bool ring) {
+  TRNSIM_ASSIGN_OR_RETURN(UniqueFd socket, ConnectSharedMemorySocket(socket_path, timeout_ms));
   neurond::v1::SharedRegionRequest request;
   request.set_session_key(session_key);
   request.set_ring(ring);

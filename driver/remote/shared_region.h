@@ -76,4 +76,8 @@ StatusOr<RegisteredRegion> RegisterSharedRegionWithRing(const SharedRegion& regi
 // empty when that does not fit a unix socket address.
 std::string SharedMemorySocketPath(const std::string& grpc_socket_path);
 
+// A connection to the side socket at `socket_path`, each send and receive limited to
+// `timeout_ms`. NRT_FAILURE when it cannot be reached.
+StatusOr<UniqueFd> ConnectSharedMemorySocket(const std::string& socket_path, int timeout_ms);
+
 }  // namespace trnsim::driver::remote

@@ -1,13 +1,17 @@
 #include "driver/sim/sim_device.h"
 
+#include <fcntl.h>
 #include <malloc.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <string>
 
 #include "common/log.h"
 #include "simulator/isa/encoding.h"
+#include "simulator/memory/hbm_stack.h"
 
 namespace trnsim::driver::sim {
 namespace {
@@ -175,6 +179,12 @@ Status SimDevice::ReleaseLocked(AllocationMap::iterator it) {
   const Allocation& a = it->second;
   TRNSIM_ASSIGN_OR_RETURN(HbmAllocator::Block free_range,
                           AllocatorFor(a.info.chip, a.info.hbm).Free(a.hbm_offset));
+  if (a.shared_fd >= 0) {
+    // Before the range is discarded or handed out again: the memfd's pages stay with the
+    // processes that mapped it and never alias device memory again.
+    instance_->chip(a.info.chip).hbm(a.info.hbm).Unshare(a.shared_hbm_offset, a.shared_size);
+    close(a.shared_fd);
+  }
   // The whole coalesced free range, not just the block: a page the block shared with free
   // neighbours goes back to the host too (free bytes read as zero, so only the range's partial
   // edge pages, shared with live blocks, are zeroed in place).
@@ -245,6 +255,42 @@ void* SimDevice::HostAddress(MemoryHandle handle, uint64_t offset) {
   return instance_->chip((*a)->info.chip)
       .hbm((*a)->info.hbm)
       .HostAddress((*a)->hbm_offset + offset);
+}
+
+StatusOr<Device::SharedMemory> SimDevice::ShareMemory(MemoryHandle handle) {
+  std::unique_lock lock(mutex_);  // no Write or Read of it while its bytes move to the memfd
+  auto it = allocations_.find(handle);
+  if (it == allocations_.end() || it->second.freed) {
+    return InvalidHandleError("no device memory with handle " + std::to_string(handle));
+  }
+  Allocation& a = it->second;
+  if (a.shared_fd < 0) {
+    // An execution bound to it writes its bytes with no lock held: they could land in the
+    // private pages after the copy and be lost.
+    if (a.pins > 0) {
+      return Status(StatusCode::kExecNcBusy, "device memory " + std::to_string(handle) +
+                                                 " is bound to a running execution");
+    }
+    const uint64_t page = simulator::HbmStack::PageBytes();
+    const uint64_t first = (a.hbm_offset + page - 1) / page * page;
+    const uint64_t end = (a.hbm_offset + a.info.size_bytes) / page * page;
+    if (end <= first) {
+      return InvalidError("device memory " + std::to_string(handle) + " (" +
+                          std::to_string(a.info.size_bytes) + " bytes) holds no whole host page");
+    }
+    TRNSIM_ASSIGN_OR_RETURN(a.shared_fd,
+                            instance_->chip(a.info.chip).hbm(a.info.hbm).Share(first, end - first));
+    a.shared_hbm_offset = first;
+    a.shared_size = end - first;
+  }
+  const int fd = fcntl(a.shared_fd, F_DUPFD_CLOEXEC, 0);
+  if (fd < 0) return ResourceError(std::string("dup of a memfd: ") + std::strerror(errno));
+  return SharedMemory{fd, a.shared_hbm_offset - a.hbm_offset, a.shared_size};
+}
+
+SimDevice::~SimDevice() {
+  for (auto& [handle, a] : allocations_)
+    if (a.shared_fd >= 0) close(a.shared_fd);
 }
 
 StatusOr<HbmUsage> SimDevice::GetHbmUsage(int chip, int hbm) {

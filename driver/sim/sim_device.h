@@ -73,6 +73,9 @@ class SimDevice final : public Device {
   // `faults`: the fault plan to apply (null: none). `host_threads`: DeviceOptions::host_threads.
   explicit SimDevice(std::unique_ptr<simulator::Instance> instance,
                      std::unique_ptr<faults::FaultPlan> faults = nullptr, bool host_threads = true);
+  ~SimDevice() override;  // closes the memfds of shared allocations
+  SimDevice(const SimDevice&) = delete;
+  SimDevice& operator=(const SimDevice&) = delete;
 
   const simulator::InstanceSpec& instance_spec() const override { return instance_->spec(); }
 
@@ -88,6 +91,7 @@ class SimDevice final : public Device {
               uint64_t size) override;
   Status Fill(MemoryHandle handle, uint64_t offset, uint8_t value, uint64_t size) override;
   void* HostAddress(MemoryHandle handle, uint64_t offset) override;
+  StatusOr<SharedMemory> ShareMemory(MemoryHandle handle) override;
   StatusOr<HbmUsage> GetHbmUsage(int chip, int hbm) override;
 
   using Device::LoadProgram;
@@ -122,6 +126,10 @@ class SimDevice final : public Device {
     uint64_t hbm_offset;  // offset of the first byte inside the HBM stack
     int pins = 0;         // bindings of executions still running
     bool freed = false;   // Free came while pinned: the last unpin releases it
+    // ShareMemory's memfd (owned; -1: private) and the stack range mapped from it.
+    int shared_fd = -1;
+    uint64_t shared_hbm_offset = 0;
+    uint64_t shared_size = 0;
   };
   using AllocationMap = std::unordered_map<MemoryHandle, Allocation>;
 

@@ -1,5 +1,6 @@
 #include "simulator/memory/hbm_stack.h"
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -61,6 +62,66 @@ void HbmStack::Discard(uint64_t offset, uint64_t size) {
     std::memset(base_ + last_page, 0, end - last_page);
   } else {
     std::memset(base_ + offset, 0, size);
+  }
+}
+
+uint64_t HbmStack::PageBytes() {
+  static const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  return page;
+}
+
+namespace {
+
+bool AllZero(const uint8_t* p, uint64_t size) {
+  const uint64_t* words = reinterpret_cast<const uint64_t*>(p);
+  uint64_t any = 0;
+  for (uint64_t i = 0; i < size / 8; ++i) any |= words[i];
+  return any == 0;
+}
+
+}  // namespace
+
+StatusOr<int> HbmStack::Share(uint64_t offset, uint64_t size) {
+  const uint64_t page = PageBytes();
+  if (size == 0 || offset % page != 0 || size % page != 0 || offset > size_bytes_ ||
+      size > size_bytes_ - offset) {
+    return InvalidError("cannot share [" + std::to_string(offset) + ", +" + std::to_string(size) +
+                        ") of the HBM stack: not whole pages inside it");
+  }
+  const int fd = memfd_create("trnsim-hbm", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd < 0) return ResourceError(std::string("memfd_create: ") + std::strerror(errno));
+  auto fail = [fd](const std::string& what) {
+    const std::string message = what + ": " + std::strerror(errno);
+    close(fd);
+    return ResourceError(message);
+  };
+  if (ftruncate(fd, static_cast<off_t>(size)) != 0) return fail("ftruncate of a memfd");
+  void* staging = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (staging == MAP_FAILED) return fail("mmap of a memfd");
+  // Only the pages holding a non-zero byte cost memory in the memfd.
+  uint8_t* to = static_cast<uint8_t*>(staging);
+  for (uint64_t p = 0; p < size; p += page) {
+    if (!AllZero(base_ + offset + p, page)) std::memcpy(to + p, base_ + offset + p, page);
+  }
+  munmap(staging, size);
+  if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
+    return fail("sealing a memfd");
+  }
+  if (mmap(base_ + offset, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) ==
+      MAP_FAILED) {
+    return fail("mapping a memfd over emulated HBM");  // MAP_FIXED failing leaves the range
+  }
+  return fd;
+}
+
+void HbmStack::Unshare(uint64_t offset, uint64_t size) {
+  CheckRange(offset, size);
+  if (mmap(base_ + offset, size, PROT_READ | PROT_WRITE,
+           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) == MAP_FAILED) {
+    std::fprintf(stderr, "trnsim: cannot make shared HBM [%llu, +%llu) private again: %s\n",
+                 static_cast<unsigned long long>(offset), static_cast<unsigned long long>(size),
+                 std::strerror(errno));
+    std::abort();
   }
 }
 

@@ -37,6 +37,25 @@ class HbmStack {
   // Host address of byte `offset`; valid for the lifetime of the stack.
   uint8_t* HostAddress(uint64_t offset) const;
 
+  // Page size of the host: the unit of Share.
+  static uint64_t PageBytes();
+
+  // Puts [offset, offset+size) in a memfd of `size` bytes that another process may map: the
+  // range's current bytes are copied into it (pages of zeros stay unbacked), the memfd is mapped
+  // over the range in place (MAP_FIXED | MAP_SHARED), and it is sealed against shrinking,
+  // growing and further sealing, so no holder can make an access of this stack fault. Returns
+  // the descriptor, owned by the caller; the stack keeps its mapping, not the descriptor. The
+  // range must be whole pages (PageBytes) inside the stack, NRT_INVALID otherwise, and not shared
+  // already (the caller's contract). NRT_RESOURCE when the host refuses a memfd or the mapping
+  // (Linux checks its mapping limits before it replaces anything, so the range is as before).
+  // The caller keeps the range from being written while it is copied (the driver holds its
+  // allocation lock exclusively and refuses an allocation an execution is bound to).
+  StatusOr<int> Share(uint64_t offset, uint64_t size);
+  // Makes a range Share returned private again, reading as zero: the memfd's pages stay with
+  // whoever still maps the descriptor and no longer alias this stack. Call it before Discard or
+  // reuse of the range. A host that refuses the mapping aborts (the pages would stay shared).
+  void Unshare(uint64_t offset, uint64_t size);
+
  private:
   HbmStack(uint8_t* base, uint64_t size_bytes) : base_(base), size_bytes_(size_bytes) {}
   void CheckRange(uint64_t offset, uint64_t size) const;

@@ -6,6 +6,8 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
@@ -165,6 +167,50 @@ TEST_P(DeviceMemoryTest, FreedMemoryReadsZeroWhenAllocatedAgain) {
   // Same place in the stack, so stale bytes would show if Free did not discard them.
   ASSERT_EQ(b.device_address, a.device_address);
   EXPECT_EQ(ReadAll(b.handle, 0, 1 << 16), std::vector<uint8_t>(1 << 16, 0));
+}
+
+// ShareMemory (sim only; remote: NRT_FAILURE): the whole pages inside an allocation, mapped
+// elsewhere, are the allocation's bytes until it is freed; after Free the same place reads zero
+// and the old mapping reaches it no more.
+TEST_P(DeviceMemoryTest, SharedMemoryIsTheAllocationUntilFreed) {
+  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  AllocationInfo pad = MustAllocate(100, 1);  // so the next allocation starts inside a page
+  AllocationInfo a = MustAllocate(8 * page, 1);
+  std::vector<uint8_t> pattern = Pattern(8 * page, 3);
+  ASSERT_TRUE(device_->Write(a.handle, 0, pattern.data(), pattern.size()).ok());
+  StatusOr<Device::SharedMemory> shared = device_->ShareMemory(a.handle);
+  if (GetParam() == "remote") {
+    EXPECT_EQ(shared.status().code(), StatusCode::kFailure);
+    return;
+  }
+  ASSERT_TRUE(shared.ok()) << shared.status().ToString();
+  EXPECT_EQ((a.device_address + shared->offset) % page, 0u);
+  EXPECT_LT(shared->offset, page);
+  EXPECT_GE(shared->size, 7 * page);
+  EXPECT_LE(shared->offset + shared->size, a.size_bytes);
+  auto* view = static_cast<uint8_t*>(
+      mmap(nullptr, shared->size, PROT_READ | PROT_WRITE, MAP_SHARED, shared->fd, 0));
+  ASSERT_NE(view, MAP_FAILED);
+  EXPECT_EQ(std::memcmp(view, pattern.data() + shared->offset, shared->size), 0);
+  view[10] = 0xEE;
+  EXPECT_EQ(ReadAll(a.handle, shared->offset + 10, 1)[0], 0xEE);
+  // Asked again: the same memory, another descriptor.
+  StatusOr<Device::SharedMemory> again = device_->ShareMemory(a.handle);
+  ASSERT_TRUE(again.ok());
+  EXPECT_NE(again->fd, shared->fd);
+  EXPECT_EQ(again->offset, shared->offset);
+  close(again->fd);
+
+  ASSERT_TRUE(device_->Free(a.handle).ok());
+  EXPECT_EQ(device_->ShareMemory(a.handle).status().code(), StatusCode::kInvalidHandle);
+  AllocationInfo b = MustAllocate(8 * page, 1);
+  ASSERT_EQ(b.device_address, a.device_address);
+  view[11] = 0xDD;
+  EXPECT_EQ(ReadAll(b.handle, 0, 8 * page), std::vector<uint8_t>(8 * page, 0));
+  munmap(view, shared->size);
+  close(shared->fd);
+  // Less than a whole page inside: nothing to share.
+  EXPECT_EQ(device_->ShareMemory(pad.handle).status().code(), StatusCode::kInvalid);
 }
 
 TEST_P(DeviceMemoryTest, OutOfRangeIsInvalidAndWritesNothing) {

@@ -4,6 +4,8 @@
 #include "simulator/memory/hbm_stack.h"
 
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -141,6 +143,54 @@ void CheckDiscard(uint64_t span, uint64_t offset, uint64_t size) {
       return;
     }
   }
+}
+
+// Share: the range's bytes move to a memfd mapped in place; another mapping of the descriptor
+// (a client's) and the stack then see each other's writes; Unshare ends the aliasing and the
+// range reads zero; the bytes around the range never enter the memfd.
+TEST(HbmStackTest, ShareAliasesTheRangeUntilUnshared) {
+  const uint64_t page = HbmStack::PageBytes();
+  auto stack = MakeStack(16 * page);
+  std::vector<uint8_t> before(4 * page);
+  for (size_t i = 0; i < before.size(); ++i) before[i] = uint8_t(i * 7 + 1);
+  stack->Write(3 * page, before.data(), before.size());
+  const uint8_t edge = 0x5C;
+  stack->Write(3 * page - 1, &edge, 1);
+  StatusOr<int> fd = stack->Share(3 * page, 4 * page);
+  ASSERT_TRUE(fd.ok()) << fd.status().ToString();
+  struct stat info {};
+  ASSERT_EQ(fstat(*fd, &info), 0);
+  EXPECT_EQ(uint64_t(info.st_size), 4 * page);
+  EXPECT_EQ(ftruncate(*fd, 0), -1) << "a shared range must be sealed against shrinking";
+  auto* other = static_cast<uint8_t*>(
+      mmap(nullptr, 4 * page, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0));
+  ASSERT_NE(other, MAP_FAILED);
+  EXPECT_EQ(std::memcmp(other, before.data(), before.size()), 0) << "contents kept";
+  other[5] = 0xA1;  // the client writes, the stack sees it
+  EXPECT_EQ(ByteAt(*stack, 3 * page + 5), 0xA1);
+  const uint8_t mine = 0xB2;  // and the other way round
+  stack->Write(6 * page + 9, &mine, 1);
+  EXPECT_EQ(other[3 * page + 9], 0xB2);
+  EXPECT_EQ(ByteAt(*stack, 3 * page - 1), edge);
+
+  stack->Unshare(3 * page, 4 * page);
+  EXPECT_EQ(ByteAt(*stack, 3 * page + 5), 0) << "unshared pages read zero";
+  other[6] = 0xC3;
+  stack->Write(3 * page + 7, &mine, 1);
+  EXPECT_EQ(ByteAt(*stack, 3 * page + 6), 0) << "the old mapping no longer reaches the stack";
+  EXPECT_EQ(other[7], before[7]) << "nor the stack the old mapping";
+  EXPECT_EQ(ByteAt(*stack, 3 * page - 1), edge);
+  munmap(other, 4 * page);
+  close(*fd);
+}
+
+TEST(HbmStackTest, ShareNeedsWholePagesInsideTheStack) {
+  const uint64_t page = HbmStack::PageBytes();
+  auto stack = MakeStack(4 * page);
+  EXPECT_EQ(stack->Share(1, page).status().code(), StatusCode::kInvalid);
+  EXPECT_EQ(stack->Share(page, page + 1).status().code(), StatusCode::kInvalid);
+  EXPECT_EQ(stack->Share(page, 0).status().code(), StatusCode::kInvalid);
+  EXPECT_EQ(stack->Share(2 * page, 3 * page).status().code(), StatusCode::kInvalid);
 }
 
 TEST(HbmStackTest, DiscardPageAligned) {

@@ -160,10 +160,12 @@ class NeurondService final : public v1::Neurond::Service {
   // "uid:U"; another uid: NRT_INVALID), then the memfd mapped (SharedRegion::Map) and added to
   // the session (Session::AddSharedRegion), and when request.ring asks for it and the region
   // holds one (kMinRingRegionBytes), its request ring served by a RingServer the session owns
-  // (response.ring). Logged either way.
-  v1::SharedRegionResponse RegisterSharedRegion(const v1::SharedRegionRequest& request,
-                                                driver::remote::UniqueFd fd,
-                                                const PeerCredentials& peer);
+  // (response.ring). Logged either way. With request.map_memory, after the same session and uid
+  // checks: the session's memory request.handle shared by the Device (Device::ShareMemory), its
+  // memfd in the answer (MapMemory).
+  SharedMemoryListener::Answer RegisterSharedRegion(const v1::SharedRegionRequest& request,
+                                                    driver::remote::UniqueFd fd,
+                                                    const PeerCredentials& peer);
   // Hello offers the data plane from now on (Daemon::Start, once the listener is up).
   void EnableSharedMemory() { shared_memory_ = true; }
   grpc::Status Copy(grpc::ServerContext* context, const v1::CopyRequest* request,

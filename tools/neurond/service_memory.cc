@@ -209,20 +209,41 @@ trnsim::Status NeurondService::RingTransfer(Session& session, remote::RingOp op,
                                       : device_->Read(memory.device_handle, offset, data, size);
 }
 
-v1::SharedRegionResponse NeurondService::RegisterSharedRegion(
+SharedMemoryListener::Answer NeurondService::RegisterSharedRegion(
     const v1::SharedRegionRequest& request, remote::UniqueFd fd, const PeerCredentials& peer) {
-  v1::SharedRegionResponse response;
+  SharedMemoryListener::Answer answer;
+  v1::SharedRegionResponse& response = answer.response;
   std::shared_ptr<Session> session = sessions_.Find(request.session_key());
   const std::string who = "pid " + std::to_string(peer.pid) + ", uid " + std::to_string(peer.uid);
   if (session == nullptr) {
-    TRNSIM_LOG(Warn, Tool) << "refused a shared-memory region (" << who
+    TRNSIM_LOG(Warn, Tool) << "refused a shared-memory request (" << who
                            << "): unknown or ended session key";
     remote::ToProto(InvalidError("unknown or ended session key"), response.mutable_status());
-    return response;
+    return answer;
+  }
+  const std::string& hello_peer = session->identity().peer;
+  const bool other_uid =
+      hello_peer.starts_with("uid:") && hello_peer != "uid:" + std::to_string(peer.uid);
+  if (request.map_memory()) {
+    auto map = [&]() -> trnsim::Status {
+      if (other_uid) {
+        return InvalidError("the request comes from uid " + std::to_string(peer.uid) +
+                            ", the session's Hello from " + hello_peer);
+      }
+      TRNSIM_ASSIGN_OR_RETURN(Session::DeviceMemory memory, session->Resolve(request.handle()));
+      TRNSIM_ASSIGN_OR_RETURN(driver::Device::SharedMemory shared,
+                              device_->ShareMemory(memory.device_handle));
+      answer.fd = remote::UniqueFd(shared.fd);
+      response.set_mapped_offset(shared.offset);
+      response.set_mapped_size(shared.size);
+      response.set_size_bytes(memory.info.size_bytes);
+      return trnsim::Status::Ok();
+    };
+    Reply(*session, "MapMemory", map(), response.mutable_status());
+    return answer;
   }
   auto run = [&]() -> trnsim::Status {
-    const std::string& hello_peer = session->identity().peer;
-    if (hello_peer.starts_with("uid:") && hello_peer != "uid:" + std::to_string(peer.uid)) {
+    if (other_uid) {
       return InvalidError("the region comes from uid " + std::to_string(peer.uid) +
                           ", the session's Hello from " + hello_peer);
     }
@@ -253,7 +274,7 @@ v1::SharedRegionResponse NeurondService::RegisterSharedRegion(
     return trnsim::Status::Ok();
   };
   Reply(*session, "RegisterSharedRegion", run(), response.mutable_status());
-  return response;
+  return answer;
 }
 
 grpc::Status NeurondService::Copy(grpc::ServerContext* context, const v1::CopyRequest* request,

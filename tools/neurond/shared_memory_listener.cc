@@ -25,9 +25,9 @@ constexpr int kRequestTimeoutMs = 500;
 
 std::string Errno(const std::string& what) { return what + ": " + std::strerror(errno); }
 
-void Answer(int connection, const v1::SharedRegionResponse& reply) {
+void Send(int connection, const v1::SharedRegionResponse& reply, int fd = -1) {
   // The client may have gone; nothing to do about a failed send.
-  (void)driver::remote::SendWithFd(connection, reply.SerializeAsString(), -1);
+  (void)driver::remote::SendWithFd(connection, reply.SerializeAsString(), fd);
 }
 
 }  // namespace
@@ -125,7 +125,7 @@ void SharedMemoryListener::Serve(int connection) {
     TRNSIM_LOG(Warn, Tool) << "refused a shared-memory region on " << path_ << " (pid " << peer.pid
                            << ", uid " << peer.uid << "): " << status.message();
     driver::remote::ToProto(status, reply.mutable_status());
-    Answer(connection, reply);
+    Send(connection, reply);
   };
   if (getsockopt(connection, SOL_SOCKET, SO_PEERCRED, &credentials, &size) != 0) {
     return refuse(FailureError(Errno("SO_PEERCRED")));
@@ -138,8 +138,15 @@ void SharedMemoryListener::Serve(int connection) {
   if (!request.ParseFromString(datagram->bytes)) {
     return refuse(InvalidError("the request is not a SharedRegionRequest"));
   }
-  if (!datagram->fd.valid()) return refuse(InvalidError("no memfd attached"));
-  Answer(connection, registrar_(request, std::move(datagram->fd), peer));
+  if (request.map_memory()) {
+    if (datagram->fd.valid()) {
+      return refuse(InvalidError("a map_memory request carries a descriptor"));
+    }
+  } else if (!datagram->fd.valid()) {
+    return refuse(InvalidError("no memfd attached"));
+  }
+  Answer answer = registrar_(request, std::move(datagram->fd), peer);
+  Send(connection, answer.response, answer.fd.valid() ? answer.fd.get() : -1);
 }
 
 }  // namespace trnsim::neurond

@@ -14,6 +14,8 @@
 // authenticates it (the session key), validates and maps the descriptor
 // (driver/remote/shared_region.h) and answers; a datagram that is malformed, too long, carries
 // more than one descriptor or none, is refused with NRT_INVALID before the registrar sees it.
+// A map_memory request is the other way round: it must carry no descriptor (NRT_INVALID), and
+// the registrar's answer may carry one (a memfd of device memory), sent with it.
 // Stop(): stops, joins the thread and removes the socket file; idempotent, the destructor
 // calls it.
 //
@@ -43,9 +45,14 @@ struct PeerCredentials {
 
 class SharedMemoryListener {
  public:
-  using Registrar = std::function<v1::SharedRegionResponse(const v1::SharedRegionRequest& request,
-                                                           driver::remote::UniqueFd fd,
-                                                           const PeerCredentials& peer)>;
+  // The registrar's answer: the response and, for map_memory, the descriptor to send with it.
+  struct Answer {
+    v1::SharedRegionResponse response;
+    driver::remote::UniqueFd fd;
+  };
+  // `fd` is the request's descriptor (not valid for map_memory).
+  using Registrar = std::function<Answer(const v1::SharedRegionRequest& request,
+                                         driver::remote::UniqueFd fd, const PeerCredentials& peer)>;
 
   static StatusOr<std::unique_ptr<SharedMemoryListener>> Start(const std::string& path,
                                                                const std::string& like,

@@ -14,6 +14,7 @@
 #include <fstream>
 
 #include "driver/remote/fd_passing.h"
+#include "driver/remote/mapped_memory.h"
 #include "driver/remote/remote_device.h"
 #include "driver/remote/shared_region.h"
 #include "driver/remote/shared_transfer.h"
@@ -48,6 +49,11 @@ class SharedMemoryTest : public NeurondServiceTest {
       EXPECT_TRUE(response.ParseFromString(reply->bytes));
     }
     return response;
+  }
+
+  static uint32_t WriteBytes(RawClient& client, uint64_t handle, uint64_t offset,
+                             const std::string& bytes) {
+    return WriteStream(client, {Header(handle, offset, bytes.size()), Data(bytes)});
   }
 
   v1::SharedRegionResponse Register(const std::string& key, int fd) {
@@ -328,6 +334,62 @@ TEST_F(SharedMemoryTest, PipelinedTransferThroughASmallRegion) {
 
 // The remote back end: shared memory on a unix socket, the streams over TCP or when the side
 // socket is gone; the bytes are the same either way.
+// map_memory: the whole pages inside a session's allocation as a memfd the client maps; both
+// sides see each other's bytes; what is refused, and how.
+TEST_F(SharedMemoryTest, DeviceMemoryMappedIntoTheClient) {
+  auto client = Connect();
+  v1::AllocateResponse allocated = Allocate(*client, 1 << 20);
+  ASSERT_EQ(allocated.status().code(), kOk);
+  const uint64_t handle = allocated.info().handle();
+  const std::string pattern = BytePattern(1 << 20, 9);
+  ASSERT_EQ(WriteBytes(*client, handle, 0, pattern), kOk);
+  StatusOr<std::unique_ptr<driver::remote::MappedMemory>> mapped =
+      driver::remote::MapDeviceMemory(SideSocket(), client->key(), handle, 2000);
+  ASSERT_TRUE(mapped.ok()) << mapped.status().message();
+  const driver::remote::MappedMemory& m = **mapped;
+  EXPECT_EQ(m.memory_size(), uint64_t{1} << 20);
+  ASSERT_GT(m.size(), 0u);
+  EXPECT_EQ(std::string(reinterpret_cast<char*>(m.data()), m.size()),
+            pattern.substr(m.offset(), m.size()));
+  m.data()[0] = '#';  // the client's store is the device's byte
+  std::string back;
+  ASSERT_EQ(ReadBytes(*client, handle, m.offset(), 1, &back), kOk);
+  EXPECT_EQ(back, "#");
+  ASSERT_EQ(WriteBytes(*client, handle, m.offset() + 1, "@"), kOk);  // and the other way round
+  EXPECT_EQ(m.data()[1], '@');
+
+  // Another session's memory, an unknown handle, an unknown key: refused, nothing mapped.
+  auto other = Connect();
+  EXPECT_EQ(driver::remote::MapDeviceMemory(SideSocket(), other->key(), handle, 2000)
+                .status()
+                .code(),
+            StatusCode::kInvalidHandle);
+  EXPECT_EQ(driver::remote::MapDeviceMemory(SideSocket(), client->key(), handle + 1000, 2000)
+                .status()
+                .code(),
+            StatusCode::kInvalidHandle);
+  EXPECT_EQ(driver::remote::MapDeviceMemory(SideSocket(), "00112233445566778899aabbccddeeff",
+                                            handle, 2000)
+                .status()
+                .code(),
+            StatusCode::kInvalid);
+  // A map request carrying a descriptor is malformed.
+  UniqueFd memfd(memfd_create("extra", MFD_CLOEXEC));
+  v1::SharedRegionRequest request;
+  request.set_session_key(client->key());
+  request.set_map_memory(true);
+  request.set_handle(handle);
+  EXPECT_EQ(SendRaw(request.SerializeAsString(), memfd.get()).status().code(), kInvalid);
+  // Memory without a whole page inside it has nothing to map.
+  v1::AllocateResponse small = Allocate(*client, 100);
+  ASSERT_EQ(small.status().code(), kOk);
+  EXPECT_EQ(driver::remote::MapDeviceMemory(SideSocket(), client->key(), small.info().handle(),
+                                            2000)
+                .status()
+                .code(),
+            StatusCode::kInvalid);
+}
+
 TEST_F(SharedMemoryTest, RemoteBackEndUsesSharedMemoryAndFallsBack) {
   auto round_trip = [&](const std::string& address, uint64_t region_bytes) {
     driver::DeviceOptions options;
@@ -347,6 +409,13 @@ TEST_F(SharedMemoryTest, RemoteBackEndUsesSharedMemoryAndFallsBack) {
     std::string back(pattern.size(), '\0');
     ASSERT_TRUE((*device)->Read(info->handle, 0, back.data(), back.size()).ok());
     EXPECT_EQ(back, pattern);
+    // A range that starts and ends inside pages: mapped in the middle, through the daemon at
+    // the edges (on the shared path), the same bytes either way.
+    const std::string middle = BytePattern(300'000, 12);
+    ASSERT_TRUE((*device)->Write(info->handle, 1000, middle.data(), middle.size()).ok());
+    std::string around(middle.size() + 2, '\0');
+    ASSERT_TRUE((*device)->Read(info->handle, 999, around.data(), around.size()).ok());
+    EXPECT_EQ(around, pattern.substr(999, 1) + middle + pattern.substr(301'000, 1));
     // A refused range is the same status on both paths, before or after the region.
     EXPECT_EQ((*device)->Read(info->handle, 1, back.data(), back.size()).code(),
               StatusCode::kInvalid);
