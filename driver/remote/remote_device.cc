@@ -363,7 +363,8 @@ void RemoteDevice::SetUpSharedMemory() {
                            << id.status().message() << ")";
     return;
   }
-  shared_ = std::make_unique<SharedTransfer>(std::move(*region), id->id, stub_.get(), id->ring);
+  shared_ = std::make_unique<SharedTransfer>(std::move(*region), id->id, stub_.get(), id->ring,
+                                             id->ring_execute);
 }
 
 SharedCallHooks RemoteDevice::Hooks(std::chrono::milliseconds deadline) const {
@@ -749,7 +750,31 @@ StatusOr<ExecutionResult> RemoteDevice::Execute(std::span<const CoreExecution> c
       options.host_timeout.count() > 0 ? options.host_timeout + options_.rpc_deadline
                                        : std::chrono::milliseconds(0);
   v1::ExecuteResponse response;
-  Status called = Call("Execute", &v1::Neurond::Stub::Execute, request, &response, deadline);
+  Status called;
+  bool on_ring = false;
+  // Without a trace (whose reply can be large) an execution takes the request ring when the
+  // daemon runs executions there and no other thread of this process holds the region: no gRPC
+  // call at all (tools/neurond/README.md "Data plane").
+  if (shared_ != nullptr && shared_->ring_execute() && options.trace == nullptr) {
+    std::unique_lock region = shared_->TryLock();
+    if (region.owns_lock() && !shared_->broken()) {
+      on_ring = true;
+      called = CheckSession();
+      if (called.ok()) {
+        StatusOr<std::string> reply = shared_->Execute(request.SerializeAsString(), Hooks(deadline));
+        if (!reply.ok()) {
+          called = reply.status();
+        } else if (!response.ParseFromString(*reply)) {
+          called = ProtocolError("Execute", "the ring's reply is not an ExecuteResponse");
+        } else {
+          called = StatusFromProto(response.status());
+        }
+      }
+    }
+  }
+  if (!on_ring) {
+    called = Call("Execute", &v1::Neurond::Stub::Execute, request, &response, deadline);
+  }
   // A failed execution's trace still holds the events up to the failure, as in-process.
   if (options.trace != nullptr && response.has_trace()) {
     StatusOr<simulator::core::ExecutionTrace> trace = TraceFromProto(response.trace());

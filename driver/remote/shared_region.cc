@@ -113,6 +113,7 @@ StatusOr<RegisteredRegion> Register(const SharedRegion& region, const std::strin
   neurond::v1::SharedRegionRequest request;
   request.set_session_key(session_key);
   request.set_ring(ring);
+  request.set_ring_execute(ring);
   TRNSIM_RETURN_IF_ERROR(SendWithFd(socket.get(), request.SerializeAsString(), region.fd()));
   TRNSIM_ASSIGN_OR_RETURN(Datagram datagram, ReceiveWithFd(socket.get(), kMaxReplyBytes));
   neurond::v1::SharedRegionResponse reply;
@@ -125,7 +126,7 @@ StatusOr<RegisteredRegion> Register(const SharedRegion& region, const std::strin
                         std::to_string(reply.region()) + " of " +
                         std::to_string(reply.size_bytes()) + " bytes");
   }
-  return RegisteredRegion{reply.region(), reply.ring()};
+  return RegisteredRegion{reply.region(), reply.ring(), reply.ring() && reply.ring_execute()};
 }
 
 }  // namespace

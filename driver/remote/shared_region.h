@@ -66,6 +66,7 @@ StatusOr<uint64_t> RegisterSharedRegion(const SharedRegion& region, const std::s
 struct RegisteredRegion {
   uint64_t id = 0;
   bool ring = false;
+  bool ring_execute = false;  // the ring runs executions too (asked for with the ring)
 };
 StatusOr<RegisteredRegion> RegisterSharedRegionWithRing(const SharedRegion& region,
                                                         const std::string& socket_path,

@@ -28,7 +28,11 @@ inline constexpr uint32_t kRingSlots = 4;
 // Smallest region with a ring: the control page and a page per data slot.
 inline constexpr uint64_t kMinRingRegionBytes = kRingControlBytes * (1 + kRingSlots);
 
-enum class RingOp : uint32_t { kWrite = 1, kRead = 2 };  // kWrite: data slot -> device
+// kWrite: data slot -> device. kExecute: the data slot holds a serialised ExecuteRequest of
+// `size` bytes (handle and offset unused); once served, a serialised ExecuteResponse of the
+// response's reply_bytes (proto/README.md "Shared-memory data plane"). Only on a ring
+// registered with SharedRegionRequest.ring_execute.
+enum class RingOp : uint32_t { kWrite = 1, kRead = 2, kExecute = 3 };
 
 struct RingRequest {
   uint32_t op;  // a RingOp; anything else is refused with NRT_INVALID
@@ -38,11 +42,13 @@ struct RingRequest {
   uint64_t size;    // at most RingSlotBytes()
 };
 
-// A status in a response slot: an NRT_STATUS code and the first message_bytes of its message.
+// A status in a response slot: an NRT_STATUS code and the first message_bytes of its message;
+// for kExecute served with code 0, the bytes of the reply in the data slot.
 struct RingResponse {
   uint32_t code;
   uint32_t message_bytes;
-  char message[248];
+  uint64_t reply_bytes;
+  char message[240];
 };
 
 struct RingControl {

@@ -59,12 +59,13 @@ inline constexpr uint64_t kMinRingPieceBytes = 64 * 1024;
 class SharedTransfer {
  public:
   SharedTransfer(std::unique_ptr<SharedRegion> region, uint64_t region_id,
-                 neurond::v1::Neurond::Stub* stub, bool ring = false)
+                 neurond::v1::Neurond::Stub* stub, bool ring = false, bool ring_execute = false)
       : region_(std::move(region)),
         region_id_(region_id),
         stub_(stub),
         // A region too small for the ring's layout uses the RPCs, whatever the daemon said.
-        ring_(ring && region_->size() >= kMinRingRegionBytes) {}
+        ring_(ring && region_->size() >= kMinRingRegionBytes),
+        ring_execute_(ring_ && ring_execute) {}
 
   std::unique_lock<std::mutex> TryLock() {
     return std::unique_lock<std::mutex>(mutex_, std::try_to_lock);
@@ -78,6 +79,14 @@ class SharedTransfer {
 
   uint64_t region_bytes() const { return region_->size(); }
   bool ring() const { return ring_; }
+  // The daemon runs executions posted on the ring (RingOp kExecute).
+  bool ring_execute() const { return ring_execute_; }
+  // One execution through the ring: `request` (a serialised ExecuteRequest, at most a data slot:
+  // NRT_INVALID otherwise, before anything is posted) posted as one request, the daemon's
+  // serialised ExecuteResponse returned. The caller holds TryLock's lock and ring_execute() is
+  // true. A daemon that does not answer within hooks.ring_deadline breaks the region, as for a
+  // transfer.
+  StatusOr<std::string> Execute(const std::string& request, const SharedCallHooks& hooks);
   // A ring transfer timed out: the region must not be used again. Read under TryLock's lock.
   bool broken() const { return broken_; }
 
@@ -86,12 +95,17 @@ class SharedTransfer {
              const SharedCallHooks& hooks);
   Status RunRing(bool write, MemoryHandle handle, uint64_t offset, uint8_t* host, uint64_t size,
                  const SharedCallHooks& hooks);
+  // Waits until ring request `seq` has completed or `deadline` passes; false when it did not
+  // complete, with *gone set when the daemon dropped the session meanwhile.
+  bool WaitRing(uint32_t seq, std::chrono::steady_clock::time_point deadline,
+                const SharedCallHooks& hooks, Status* gone);
 
   std::mutex mutex_;
   const std::unique_ptr<SharedRegion> region_;
   const uint64_t region_id_;
   neurond::v1::Neurond::Stub* const stub_;
   const bool ring_;
+  const bool ring_execute_;
   uint32_t posted_ = 0;  // the ring's last request number (shared_ring.h)
   bool broken_ = false;
 };

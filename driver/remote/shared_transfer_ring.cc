@@ -29,6 +29,63 @@ uint64_t PieceBytes(uint64_t size, uint64_t slot_bytes) {
 
 }  // namespace
 
+bool SharedTransfer::WaitRing(uint32_t seq, Clock::time_point deadline,
+                              const SharedCallHooks& hooks, Status* gone) {
+  auto* control = reinterpret_cast<RingControl*>(region_->data());
+  while (!Completed(*control, seq)) {
+    const int64_t left_ns =
+        deadline == Clock::time_point::max()
+            ? kWaitSliceNs
+            : std::chrono::duration_cast<std::chrono::nanoseconds>(deadline - Clock::now())
+                  .count();
+    if (left_ns <= 0) return false;
+    const uint32_t seen = control->completed.load(std::memory_order_acquire);
+    FutexWait(&control->completed, seen, std::min(left_ns, kWaitSliceNs));
+    if (control->completed.load(std::memory_order_acquire) == seen && hooks.session_status) {
+      *gone = hooks.session_status();
+      if (!gone->ok()) return false;
+    }
+  }
+  return true;
+}
+
+StatusOr<std::string> SharedTransfer::Execute(const std::string& request,
+                                              const SharedCallHooks& hooks) {
+  auto* control = reinterpret_cast<RingControl*>(region_->data());
+  const uint64_t slot_bytes = RingSlotBytes(region_->size());
+  if (request.size() > slot_bytes) {
+    return InvalidError("an execute request of " + std::to_string(request.size()) +
+                        " bytes (a data slot holds " + std::to_string(slot_bytes) + ")");
+  }
+  const Clock::time_point deadline = hooks.ring_deadline.count() > 0
+                                         ? Clock::now() + hooks.ring_deadline
+                                         : Clock::time_point::max();
+  const uint32_t seq = posted_ + 1;
+  const uint32_t slot = (seq - 1) % kRingSlots;
+  uint8_t* data = region_->data() + RingSlotOffset(region_->size(), slot);
+  std::memcpy(data, request.data(), request.size());
+  control->requests[slot] =
+      RingRequest{static_cast<uint32_t>(RingOp::kExecute), 0, 0, 0, request.size()};
+  posted_ = seq;
+  control->posted.store(seq, std::memory_order_release);
+  FutexWake(&control->posted);
+  Status gone;
+  if (!WaitRing(seq, deadline, hooks, &gone)) {
+    broken_ = true;
+    if (!gone.ok()) return gone;
+    return TimeoutError("Execute: neurond did not complete the execution within " +
+                        std::to_string(hooks.ring_deadline.count()) +
+                        " ms; the shared-memory region is not used again");
+  }
+  TRNSIM_RETURN_IF_ERROR(LoadRingStatus(control->responses[slot]));
+  const uint64_t reply_bytes = control->responses[slot].reply_bytes;
+  if (reply_bytes > slot_bytes) {
+    return FailureError("neurond's execute reply claims " + std::to_string(reply_bytes) +
+                        " bytes, more than a data slot (" + std::to_string(slot_bytes) + ")");
+  }
+  return std::string(reinterpret_cast<const char*>(data), reply_bytes);
+}
+
 Status SharedTransfer::RunRing(bool write, MemoryHandle handle, uint64_t offset, uint8_t* host,
                                uint64_t size, const SharedCallHooks& hooks) {
   auto* control = reinterpret_cast<RingControl*>(region_->data());
@@ -49,20 +106,7 @@ Status SharedTransfer::RunRing(bool write, MemoryHandle handle, uint64_t offset,
   // copies it out of its slot. False when the daemon did not answer in time.
   auto finish = [&](uint64_t p) {
     const uint32_t seq = first + static_cast<uint32_t>(p);
-    while (!Completed(*control, seq)) {
-      const int64_t left_ns =
-          deadline == Clock::time_point::max()
-              ? kWaitSliceNs
-              : std::chrono::duration_cast<std::chrono::nanoseconds>(deadline - Clock::now())
-                    .count();
-      if (left_ns <= 0) return false;
-      const uint32_t seen = control->completed.load(std::memory_order_acquire);
-      FutexWait(&control->completed, seen, std::min(left_ns, kWaitSliceNs));
-      if (control->completed.load(std::memory_order_acquire) == seen && hooks.session_status) {
-        gone = hooks.session_status();
-        if (!gone.ok()) return false;
-      }
-    }
+    if (!WaitRing(seq, deadline, hooks, &gone)) return false;
     const uint32_t slot = (seq - 1) % kRingSlots;
     if (!result.ok()) return true;
     result = LoadRingStatus(control->responses[slot]);

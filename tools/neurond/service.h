@@ -183,6 +183,12 @@ class NeurondService final : public v1::Neurond::Service {
                              v1::UnloadProgramResponse* response) override;
   grpc::Status Execute(grpc::ServerContext* context, const v1::ExecuteRequest* request,
                        v1::ExecuteResponse* response) override;
+  // An execution posted on a request ring (RingOp kExecute, ring_server.h): `bytes` parsed as an
+  // ExecuteRequest (NRT_INVALID when it is not one, or records a trace: those take the RPC),
+  // run as Execute runs it, and its ExecuteResponse serialised into `reply` (NRT_RESOURCE above
+  // reply_room). Returns the reply's bytes.
+  StatusOr<uint64_t> RingExecute(Session& session, const std::string& bytes, uint8_t* reply,
+                                 uint64_t reply_room);
   grpc::Status HostCollective(grpc::ServerContext* context,
                               const v1::HostCollectiveRequest* request,
                               v1::HostCollectiveResponse* response) override;
@@ -210,6 +216,10 @@ class NeurondService final : public v1::Neurond::Service {
   // Writes `status` into `out`; a failure is logged as one line naming the session and RPC.
   void Reply(const Session& session, const char* rpc, const trnsim::Status& status,
              v1::NrtStatus* out);
+  // Execute's work once the session is known, for the RPC and the ring alike: the request's
+  // status and result (or trace) in `response`.
+  void RunExecution(Session& session, const v1::ExecuteRequest& request,
+                    v1::ExecuteResponse* response);
   // Ends the session (idempotent), then takes it out of the table, and logs one line with
   // `reason`.
   void EndSession(const std::shared_ptr<Session>& session, const char* reason);

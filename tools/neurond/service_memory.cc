@@ -260,13 +260,22 @@ SharedMemoryListener::Answer NeurondService::RegisterSharedRegion(
       // The server lives in the session and is stopped by its Close, so `raw` outlives it.
       Session* raw = session.get();
       auto serve = [this, raw](remote::RingOp op, uint64_t handle, uint64_t offset, uint64_t size,
-                               uint8_t* data) {
-        return RingTransfer(*raw, op, handle, offset, size, data);
+                               uint8_t* data) -> StatusOr<uint64_t> {
+        TRNSIM_RETURN_IF_ERROR(RingTransfer(*raw, op, handle, offset, size, data));
+        return uint64_t{0};
       };
+      RingServer::Execute execute;
+      if (request.ring_execute()) {
+        execute = [this, raw](const std::string& bytes, uint8_t* reply, uint64_t room) {
+          return RingExecute(*raw, bytes, reply, room);
+        };
+      }
       TRNSIM_RETURN_IF_ERROR(session->AddRingServer(std::make_unique<RingServer>(
           shared, serve,
-          "session " + std::to_string(session->identity().id) + " region " + std::to_string(id))));
+          "session " + std::to_string(session->identity().id) + " region " + std::to_string(id),
+          execute)));
       response.set_ring(true);
+      response.set_ring_execute(request.ring_execute());
     }
     TRNSIM_LOG(Info, Tool) << "session " << session->identity().id << ": shared-memory region "
                            << id << " of " << size << " bytes (" << who << ")"

@@ -130,6 +130,33 @@ grpc::Status NeurondService::Execute(grpc::ServerContext* context,
   grpc::Status denied;
   std::shared_ptr<Session> session = Authenticate(context, "Execute", &denied);
   if (session == nullptr) return denied;
+  RunExecution(*session, *request, response);
+  return grpc::Status::OK;
+}
+
+StatusOr<uint64_t> NeurondService::RingExecute(Session& session, const std::string& bytes,
+                                               uint8_t* reply, uint64_t reply_room) {
+  v1::ExecuteRequest request;
+  if (!request.ParseFromString(bytes)) {
+    return InvalidError("the ring's execute request is not an ExecuteRequest");
+  }
+  if (request.options().record_trace()) {
+    return InvalidError("an execution that records a trace is served by the Execute RPC only "
+                        "(its reply may not fit a data slot)");
+  }
+  v1::ExecuteResponse response;
+  RunExecution(session, request, &response);
+  const size_t bytes_out = response.ByteSizeLong();
+  if (bytes_out > reply_room) {
+    return ResourceError("the execution's reply is " + std::to_string(bytes_out) +
+                         " bytes, more than a data slot (" + std::to_string(reply_room) + ")");
+  }
+  response.SerializeWithCachedSizesToArray(reply);
+  return uint64_t{bytes_out};
+}
+
+void NeurondService::RunExecution(Session& session, const v1::ExecuteRequest& request,
+                                  v1::ExecuteResponse* response) {
   using Clock = std::chrono::steady_clock;
   const Clock::time_point rpc_start = Clock::now();
   ExecutionScope scope;
@@ -137,27 +164,27 @@ grpc::Status NeurondService::Execute(grpc::ServerContext* context,
   uint64_t simulated_ps = 0;
   auto run = [&]() -> trnsim::Status {
     std::vector<driver::CoreExecution> cores;
-    cores.reserve(request->cores_size());
-    for (const v1::CoreExecution& core : request->cores()) {
+    cores.reserve(request.cores_size());
+    for (const v1::CoreExecution& core : request.cores()) {
       TRNSIM_ASSIGN_OR_RETURN(driver::CoreExecution parsed, remote::CoreExecutionFromProto(core));
       cores.push_back(std::move(parsed));
     }
     TRNSIM_ASSIGN_OR_RETURN(driver::ExecutionRequestOptions options,
-                            remote::ExecutionOptionsFromProto(request->options()));
+                            remote::ExecutionOptionsFromProto(request.options()));
     if (options.collective) {
-      TRNSIM_RETURN_IF_ERROR(BindRank(*session, options.collective->communicator,
+      TRNSIM_RETURN_IF_ERROR(BindRank(session, options.collective->communicator,
                                       options.collective->rank, options.collective->world_size));
     }
-    TRNSIM_RETURN_IF_ERROR(session->PrepareExecution(&cores, &scope));
-    options.cancel = session->cancel_flag();
-    options.faults = session->faults();
+    TRNSIM_RETURN_IF_ERROR(session.PrepareExecution(&cores, &scope));
+    options.cancel = session.cancel_flag();
+    options.faults = session.faults();
     // Runaway programs: the daemon's event budget, and its host-time ceiling on any timeout.
     options.max_events = options_.max_exec_events;
     options.max_host_time = options_.max_exec_time;
     simulator::core::ExecutionTrace trace;
     trace.limits = {options_.max_trace_events, options_.max_trace_bytes};
-    if (request->options().record_trace()) options.trace = &trace;
-    session->BeginExecution(scope);
+    if (request.options().record_trace()) options.trace = &trace;
+    session.BeginExecution(scope);
     reached_device = true;
     const Clock::time_point device_start = Clock::now();
     StatusOr<driver::ExecutionResult> result = device_->Execute(cores, options);
@@ -208,10 +235,9 @@ grpc::Status NeurondService::Execute(grpc::ServerContext* context,
         std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - rpc_start).count());
     sample.finished_ms = static_cast<uint64_t>(
         std::chrono::duration_cast<std::chrono::milliseconds>(Uptime()).count());
-    session->EndExecution(scope, sample);
+    session.EndExecution(scope, sample);
   }
-  Reply(*session, "Execute", status, response->mutable_status());
-  return grpc::Status::OK;
+  Reply(session, "Execute", status, response->mutable_status());
 }
 
 trnsim::Status NeurondService::BindRank(const Session& session, const std::string& communicator,

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <thread>
 
+#include "driver/remote/fd_passing.h"
 #include "driver/remote/shared_region.h"
 #include "driver/remote/shared_transfer.h"
 #include "tests/tools/neurond/service_test_fixture.h"
@@ -149,7 +150,7 @@ TEST_F(SharedRingTest, MalformedRequestsGetTheirStatus) {
   EXPECT_EQ(code(1, handle, 0, 8192), StatusCode::kOk);
   EXPECT_EQ(code(2, handle, 8192, 0), StatusCode::kOk);     // empty, at the end
   EXPECT_EQ(code(0, handle, 0, 16), StatusCode::kInvalid);  // unknown op
-  EXPECT_EQ(code(3, handle, 0, 16), StatusCode::kInvalid);
+  EXPECT_EQ(code(4, handle, 0, 16), StatusCode::kInvalid);
   EXPECT_EQ(code(1, handle, 0, slot_bytes + 1), StatusCode::kInvalid);  // above a data slot
   EXPECT_EQ(code(1, handle, 1, 8192), StatusCode::kInvalid);            // past the allocation
   EXPECT_EQ(code(2, handle, ~uint64_t{0}, 2), StatusCode::kInvalid);    // wrapping
@@ -160,6 +161,64 @@ TEST_F(SharedRingTest, MalformedRequestsGetTheirStatus) {
   ASSERT_TRUE(status.has_value());
   EXPECT_THAT(status->message(), ::testing::HasSubstr("outside"));
   ExpectServing(*client);
+}
+
+// Executions posted on the ring (RingOp kExecute): the request is parsed from a copy of its
+// data slot; what is not an ExecuteRequest, or asks for a trace, is refused in the ring's status;
+// one the daemon runs answers with its ExecuteResponse in the slot, its own status inside; a
+// ring registered without ring_execute refuses the op.
+TEST_F(SharedRingTest, ExecutionsOnTheRing) {
+  auto client = Connect();
+  bool ring = false;
+  std::unique_ptr<SharedRegion> region = RegisterRing(*client, 1 << 20, &ring);
+  ASSERT_TRUE(ring);
+  uint8_t* slot0 = region->data() + remote::RingSlotOffset(region->size(), 0);
+  auto* control = reinterpret_cast<RingControl*>(region->data());
+  uint32_t seq = 0;
+  auto post = [&](const std::string& bytes) {
+    std::memcpy(region->data() + remote::RingSlotOffset(region->size(), seq % remote::kRingSlots),
+                bytes.data(), bytes.size());
+    std::optional<Status> status = Post(*region, ++seq, RingOp::kExecute, 0, 0, bytes.size());
+    EXPECT_TRUE(status.has_value()) << "request " << seq << " not served";
+    return status.value_or(FailureError("not served"));
+  };
+  EXPECT_EQ(post(std::string(16, '\xff')).code(), StatusCode::kInvalid);  // not a message
+  v1::ExecuteRequest traced;
+  traced.mutable_options()->set_record_trace(true);
+  Status refused = post(traced.SerializeAsString());
+  EXPECT_EQ(refused.code(), StatusCode::kInvalid);
+  EXPECT_THAT(refused.message(), ::testing::HasSubstr("trace"));
+  // No cores: run and refused by the runtime's checks, so the reply carries the refusal.
+  seq = 4;  // the next request uses slot 0
+  Status served = post(v1::ExecuteRequest().SerializeAsString());
+  ASSERT_TRUE(served.ok()) << served.ToString();
+  const uint64_t reply_bytes = control->responses[0].reply_bytes;
+  v1::ExecuteResponse reply;
+  ASSERT_TRUE(reply.ParseFromArray(slot0, int(reply_bytes)));
+  EXPECT_NE(reply.status().code(), kOk);
+  EXPECT_FALSE(reply.has_result());
+  ExpectServing(*client);
+
+  // A ring asked for without executions (an older client): kExecute is an unknown op.
+  StatusOr<std::unique_ptr<SharedRegion>> plain = SharedRegion::Create(1 << 20);
+  ASSERT_TRUE(plain.ok());
+  StatusOr<driver::remote::UniqueFd> side = remote::ConnectSharedMemorySocket(
+      remote::SharedMemorySocketPath(daemon_->address().substr(5)), 2000);
+  ASSERT_TRUE(side.ok());
+  v1::SharedRegionRequest request;
+  request.set_session_key(client->key());
+  request.set_ring(true);
+  ASSERT_TRUE(remote::SendWithFd(side->get(), request.SerializeAsString(), (*plain)->fd()).ok());
+  StatusOr<remote::Datagram> answer = remote::ReceiveWithFd(side->get(), 4096);
+  ASSERT_TRUE(answer.ok());
+  v1::SharedRegionResponse registered;
+  ASSERT_TRUE(registered.ParseFromString(answer->bytes));
+  ASSERT_TRUE(registered.ring());
+  EXPECT_FALSE(registered.ring_execute());
+  std::optional<Status> unknown = Post(**plain, 1, RingOp::kExecute, 0, 0, 0);
+  ASSERT_TRUE(unknown.has_value());
+  EXPECT_EQ(unknown->code(), StatusCode::kInvalid);
+  EXPECT_THAT(unknown->message(), ::testing::HasSubstr("unknown ring op"));
 }
 
 TEST_F(SharedRingTest, PostingTooFarAheadStopsTheRingOnly) {
