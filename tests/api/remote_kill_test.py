@@ -4,10 +4,13 @@
   remote_kill_test.py NEUROND NEUROND_STATUS CC PREFIX BUSY_CLIENT_SRC WORK_DIR
 
 Builds busy_client.c against the installed tree PREFIX with CC and starts a daemon of its own
-(trn2.3xlarge) on unix:WORK_DIR/kill.sock. A busy_client on the 4096x4096 matmul sample (one
-execution takes many seconds of host time) loads its model and executes in a loop; once the
-Status RPC (read with NEUROND_STATUS, as JSON) shows its session with an execution running and
-a core held, it is killed with SIGKILL. Within KILL_BOUND_S the Status must show no session for
+(trn2.3xlarge) on unix:WORK_DIR/kill.sock. A busy_client on the 4096x4096 matmul sample loads its
+model and executes in a loop; once the Status RPC (read with NEUROND_STATUS, as JSON) shows its
+session with a core held and an execution that has just begun (its count of completed executions
+went up and one is running again), it is killed with SIGKILL. One execution took 10-30 s of host
+time before issue 21's PE kernels and takes 0.8-1.4 s since: a kill at a fixed delay after the
+first running execution was seen could land in the last milliseconds of one, which then ended
+normally before the daemon noticed the client was gone, and nothing was cancelled. Within KILL_BOUND_S the Status must show no session for
 its pid, every core unowned and HBM use back to what it was before the client started; the
 daemon log must show the orphaned execution cancelled (rather than run to its end). Then another
 client runs an execution to completion on the same core. Exit status 1 on any failure.
@@ -25,8 +28,8 @@ import neurond_fixture  # noqa: E402
 INSTANCE = "trn2.3xlarge"
 BUSY_NEFF = "matmul_bf16_4096.neff"  # one execution: 10-30 s of host time
 QUICK_NEFF = "vector_add_bf16.neff"
-START_BOUND_S = 60  # the busy client loaded and executing
-IN_EXECUTION_S = 0.5  # from seeing the execution start to the kill
+START_BOUND_S = 60  # the busy client loaded and executing, then between two executions
+IN_EXECUTION_S = 0.1  # from seeing an execution begin to the kill
 KILL_BOUND_S = 5  # the killed client's session ended and everything released
 
 
@@ -71,7 +74,17 @@ def run(neurond_status, busy_client, prefix, address, log_file):
             time.sleep(0.05)
         else:
             return [f"no execution of pid {victim.pid} running after {START_BOUND_S} s: {session}"]
-        # Well into the execution (seconds long), not at its start, and still running.
+        # The next execution, seen soon after it began: most of it is still ahead.
+        completed = int(session["executions"])
+        deadline = time.monotonic() + START_BOUND_S
+        while time.monotonic() < deadline:
+            state = status(neurond_status, address)
+            session = session_of(state, victim.pid)
+            if int(session["executions"]) > completed and session["executions_running"] >= 1:
+                break
+            time.sleep(0.01)
+        else:
+            return [f"pid {victim.pid} began no second execution in {START_BOUND_S} s: {session}"]
         time.sleep(IN_EXECUTION_S)
         state = status(neurond_status, address)
         session = session_of(state, victim.pid)
