@@ -9,6 +9,8 @@
 //   TensorWrite/<0|1>, TensorRead/<0|1> nrt_tensor_write / nrt_tensor_read of 64 MiB:
 //                                        bytes_per_second
 //   TensorWrite1M/<0|1>, TensorRead1M/<0|1>  the same of 1 MiB
+//   TensorWriteOnce/<0|1>                a 256 KiB tensor allocated, written once and freed, as
+//                                        a model's weights are: items_per_second = tensors/s
 // The summary prints remote / in-process for each. Switching between the two re-runs nrt_init
 // with or without TRNSIM_DAEMON (outside the timed loops). TRNSIM_BENCH_NEUROND names another
 // neurond binary than the one built beside this benchmark (to compare two builds).
@@ -35,6 +37,7 @@ namespace {
 
 constexpr size_t kTensorBytes = 64ull << 20;
 constexpr size_t kSmallTensorBytes = 1ull << 20;
+constexpr size_t kOnceTensorBytes = 256ull << 10;  // TensorWriteOnce
 constexpr const char* kInstance = "trn2.3xlarge";
 
 [[noreturn]] void Die(const std::string& what) {
@@ -249,6 +252,22 @@ BENCHMARK(BM_TensorRead)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseReal
 BENCHMARK(BM_TensorWrite1M)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(BM_TensorRead1M)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
+// A tensor written once, as a model's weights are: allocate, write, free.
+void BM_TensorWriteOnce(benchmark::State& state) {
+  Client& client = TheClient();
+  client.Use(int(state.range(0)));
+  std::vector<uint8_t> host(kOnceTensorBytes, 0x3C);
+  for (auto _ : state) {
+    nrt_tensor_t* tensor = nullptr;
+    Check(nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, host.size(), "once", &tensor),
+          "nrt_tensor_allocate");
+    Check(nrt_tensor_write(tensor, host.data(), 0, host.size()), "nrt_tensor_write");
+    nrt_tensor_free(&tensor);
+  }
+  state.SetItemsProcessed(int64_t(state.iterations()));
+}
+BENCHMARK(BM_TensorWriteOnce)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
 class NrtRemoteRatios : public trnsim::bench::RatioReporter {
  public:
   using RatioReporter::RatioReporter;
@@ -263,7 +282,7 @@ class NrtRemoteRatios : public trnsim::bench::RatioReporter {
         std::printf("  %-15s %8.2f GB/s remote vs %8.2f GB/s in-process  ratio %.3f\n", family,
                     remote / 1e9, local / 1e9, remote / local);
     }
-    for (const char* family : {"BM_Execute", "BM_ExecuteVectorAdd"}) {
+    for (const char* family : {"BM_Execute", "BM_ExecuteVectorAdd", "BM_TensorWriteOnce"}) {
       const double local = Items(std::string(family) + "/0/real_time");
       const double remote = Items(std::string(family) + "/1/real_time");
       if (local > 0 && remote > 0)

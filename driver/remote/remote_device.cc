@@ -161,8 +161,9 @@ class RemoteDevice final : public Device {
   // shared_ null (the streams serve every transfer) with one log line.
   void SetUpSharedMemory();
   SharedCallHooks Hooks(std::chrono::milliseconds deadline) const;
-  // The mapping of `handle` (mapped_memory.h), made on first use; null when the daemon cannot
-  // map it (remembered until Free, except NRT_EXEC_NC_BUSY: asked again next time).
+  // The mapping of `handle` (mapped_memory.h), made at its second large transfer; null before
+  // that and when the daemon cannot map it (remembered until Free, except NRT_EXEC_NC_BUSY:
+  // asked again next time).
   std::shared_ptr<MappedMemory> MappingFor(MemoryHandle handle);
   // The part of [offset, +size) of `handle` that a mapping holds, as [*lo, *hi) and the mapping;
   // null when there is none (small, no shared memory, out of the memory's range, not mappable).
@@ -178,9 +179,10 @@ class RemoteDevice final : public Device {
   std::string session_key_;  // set once by Connect, before any concurrent use
   bool hello_done_ = false;
   std::unique_ptr<SharedTransfer> shared_;  // set once by Connect, before any concurrent use
-  std::mutex mappings_mutex_;                // guards the two below
+  std::mutex mappings_mutex_;                // guards the three below
   std::unordered_map<MemoryHandle, std::shared_ptr<MappedMemory>> mappings_;
   std::unordered_set<MemoryHandle> unmappable_;
+  std::unordered_set<MemoryHandle> transferred_once_;  // a large transfer, not mapped yet
 
   grpc::ClientContext attach_context_;
   std::thread attach_thread_;
@@ -447,6 +449,7 @@ Status RemoteDevice::Free(MemoryHandle handle) {
     std::lock_guard lock(mappings_mutex_);
     mappings_.erase(handle);
     unmappable_.erase(handle);
+    transferred_once_.erase(handle);
   }
   v1::MemoryRef request;
   request.set_handle(handle);
@@ -480,6 +483,9 @@ std::shared_ptr<MappedMemory> RemoteDevice::MappingFor(MemoryHandle handle) {
     auto it = mappings_.find(handle);
     if (it != mappings_.end()) return it->second;
     if (unmappable_.contains(handle)) return nullptr;
+    // Mapped from its second transfer: memory written once (a model's weights) never pays for a
+    // mapping it would not use again (bench/README.md "nrt_remote_bench", TensorWriteOnce).
+    if (transferred_once_.insert(handle).second) return nullptr;
   }
   const auto timeout =
       std::min<std::chrono::milliseconds>(options_.rpc_deadline, std::chrono::milliseconds(10'000));
