@@ -12,13 +12,6 @@
 #include "proto/neurond.pb.h"
 
 namespace trnsim::driver::remote {
-namespace {
-
-// Largest SharedRegionResponse (a status message of a few hundred bytes at most).
-constexpr size_t kMaxReplyBytes = 4096;
-
-}  // namespace
-
 MappedMemory::~MappedMemory() { munmap(data_, size_); }
 
 StatusOr<std::unique_ptr<MappedMemory>> MapDeviceMemory(const std::string& socket_path,
@@ -30,7 +23,8 @@ StatusOr<std::unique_ptr<MappedMemory>> MapDeviceMemory(const std::string& socke
   request.set_map_memory(true);
   request.set_handle(handle);
   TRNSIM_RETURN_IF_ERROR(SendWithFd(socket.get(), request.SerializeAsString(), -1));
-  TRNSIM_ASSIGN_OR_RETURN(Datagram datagram, ReceiveWithFd(socket.get(), kMaxReplyBytes));
+  TRNSIM_ASSIGN_OR_RETURN(Datagram datagram,
+                          ReceiveWithFd(socket.get(), kMaxSharedRegionReplyBytes));
   neurond::v1::SharedRegionResponse reply;
   if (!reply.ParseFromString(datagram.bytes)) {
     return FailureError("the daemon's map_memory reply does not parse");

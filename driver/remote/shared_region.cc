@@ -21,9 +21,6 @@ namespace {
 
 std::string Errno(const char* what) { return std::string(what) + ": " + std::strerror(errno); }
 
-// Largest SharedRegionResponse (a status message of a few hundred bytes at most).
-constexpr size_t kMaxReplyBytes = 4096;
-
 }  // namespace
 
 StatusOr<std::unique_ptr<SharedRegion>> SharedRegion::Create(uint64_t size_bytes) {
@@ -115,7 +112,8 @@ StatusOr<RegisteredRegion> Register(const SharedRegion& region, const std::strin
   request.set_ring(ring);
   request.set_ring_execute(ring);
   TRNSIM_RETURN_IF_ERROR(SendWithFd(socket.get(), request.SerializeAsString(), region.fd()));
-  TRNSIM_ASSIGN_OR_RETURN(Datagram datagram, ReceiveWithFd(socket.get(), kMaxReplyBytes));
+  TRNSIM_ASSIGN_OR_RETURN(Datagram datagram,
+                          ReceiveWithFd(socket.get(), kMaxSharedRegionReplyBytes));
   neurond::v1::SharedRegionResponse reply;
   if (!reply.ParseFromString(datagram.bytes)) {
     return FailureError("the daemon's shared-region reply does not parse");

@@ -18,6 +18,7 @@
 // is immutable after construction.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -29,6 +30,9 @@ namespace trnsim::driver::remote {
 
 // Largest region a daemon maps (address space only: the pages are the client's memfd's).
 inline constexpr uint64_t kMaxSharedRegionBytes = uint64_t{1} << 30;
+// Largest SharedRegionResponse a client accepts (a status message of a few hundred bytes at
+// most).
+inline constexpr size_t kMaxSharedRegionReplyBytes = 4096;
 
 class SharedRegion {
  public:

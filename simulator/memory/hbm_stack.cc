@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "simulator/memory/sparse_copy.h"
+
 namespace trnsim::simulator {
 
 StatusOr<std::unique_ptr<HbmStack>> HbmStack::Create(uint64_t size_bytes) {
@@ -70,17 +72,6 @@ uint64_t HbmStack::PageBytes() {
   return page;
 }
 
-namespace {
-
-bool AllZero(const uint8_t* p, uint64_t size) {
-  const uint64_t* words = reinterpret_cast<const uint64_t*>(p);
-  uint64_t any = 0;
-  for (uint64_t i = 0; i < size / 8; ++i) any |= words[i];
-  return any == 0;
-}
-
-}  // namespace
-
 StatusOr<int> HbmStack::Share(uint64_t offset, uint64_t size) {
   const uint64_t page = PageBytes();
   if (size == 0 || offset % page != 0 || size % page != 0 || offset > size_bytes_ ||
@@ -99,10 +90,7 @@ StatusOr<int> HbmStack::Share(uint64_t offset, uint64_t size) {
   void* staging = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (staging == MAP_FAILED) return fail("mmap of a memfd");
   // Only the pages holding a non-zero byte cost memory in the memfd.
-  uint8_t* to = static_cast<uint8_t*>(staging);
-  for (uint64_t p = 0; p < size; p += page) {
-    if (!AllZero(base_ + offset + p, page)) std::memcpy(to + p, base_ + offset + p, page);
-  }
+  CopyNonZeroPages(static_cast<uint8_t*>(staging), base_ + offset, size, page);
   munmap(staging, size);
   if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
     return fail("sealing a memfd");

@@ -8,6 +8,8 @@
 #include <new>
 #include <utility>
 
+#include "simulator/memory/sparse_copy.h"
+
 namespace trnsim::simulator {
 namespace {
 
@@ -25,20 +27,6 @@ uint8_t* Map(size_t size) {
   madvise(p, size, MADV_NOHUGEPAGE);  // advice only: a host without THP ignores it
 #endif
   return static_cast<uint8_t*>(p);
-}
-
-bool AllZero(const uint8_t* p, size_t n) {
-  // Word-wide OR over the page; the buffer's pages are page-aligned and their size a multiple
-  // of 8 except possibly the last.
-  uint64_t acc = 0;
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    uint64_t w;
-    std::memcpy(&w, p + i, 8);
-    acc |= w;
-  }
-  for (; i < n; ++i) acc |= p[i];
-  return acc == 0;
 }
 
 }  // namespace
@@ -79,13 +67,8 @@ LazyBuffer& LazyBuffer::operator=(LazyBuffer&& other) noexcept {
 }
 
 void LazyBuffer::CopyFrom(const LazyBuffer& other) {
-  // Only pages holding a non-zero byte are written, so the copy commits no more than the source
-  // holds (reading an untouched source page commits nothing either).
-  const size_t page = PageBytes();
-  for (size_t at = 0; at < size_; at += page) {
-    const size_t n = std::min(page, size_ - at);
-    if (!AllZero(other.data_ + at, n)) std::memcpy(data_ + at, other.data_ + at, n);
-  }
+  // Only pages holding a non-zero byte are written (sparse_copy.h).
+  CopyNonZeroPages(data_, other.data_, size_, PageBytes());
 }
 
 void LazyBuffer::Clear() {

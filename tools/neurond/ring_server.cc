@@ -74,7 +74,8 @@ StatusOr<uint64_t> RingServer::ServeOne(const remote::RingRequest& request, uint
     const std::string copy(reinterpret_cast<const char*>(data), request.size);
     return execute_(copy, data, slot_bytes);
   }
-  return serve_(op, request.handle, request.offset, request.size, data);
+  TRNSIM_RETURN_IF_ERROR(serve_(op, request.handle, request.offset, request.size, data));
+  return uint64_t{0};
 }
 
 }  // namespace trnsim::neurond

@@ -4,8 +4,9 @@
 // refuses an unknown op or a size above a data slot (NRT_INVALID), hands the rest to `serve`
 // with the slot's data (the session's checks of handle and range live there), and publishes the
 // status. An execution (kExecute, when `execute` is set) is copied out of its data slot before
-// `execute` parses it; its reply goes into the same slot, its size into the response. A client that posts more than kRingSlots requests ahead breaks the ring: it is logged
-// once and served no more (its transfers then time out on the client's side).
+// `execute` parses it; its reply goes into the same slot, its size into the response. A client
+// that posts more than kRingSlots requests ahead breaks the ring: it is logged once and served
+// no more (its transfers then time out on the client's side).
 //
 // Thread safety: constructed and destroyed by one thread; `serve` runs on the ring's thread.
 // The destructor stops the thread (within a wait slice, kWaitSliceNs) and joins it, so `serve`
@@ -28,9 +29,9 @@ namespace trnsim::neurond {
 class RingServer {
  public:
   // Moves `size` bytes between `data` (a data slot) and [offset, +size) of memory `handle`:
-  // to the device for kWrite, from it for kRead; returns 0.
-  using Serve = std::function<StatusOr<uint64_t>(driver::remote::RingOp op, uint64_t handle,
-                                                 uint64_t offset, uint64_t size, uint8_t* data)>;
+  // to the device for kWrite, from it for kRead.
+  using Serve = std::function<Status(driver::remote::RingOp op, uint64_t handle, uint64_t offset,
+                                     uint64_t size, uint8_t* data)>;
   // Runs the execution whose serialised ExecuteRequest is `request` (a private copy) and
   // serialises its ExecuteResponse into `reply` (a data slot of `reply_room` bytes); returns the
   // reply's bytes. Null: kExecute is refused (NRT_INVALID).
@@ -49,6 +50,7 @@ class RingServer {
 
  private:
   void Loop();
+  // The request's status and the bytes of its reply in the data slot (0 but for kExecute).
   StatusOr<uint64_t> ServeOne(const driver::remote::RingRequest& request, uint32_t slot);
 
   const std::shared_ptr<driver::remote::SharedRegion> region_;

@@ -260,9 +260,8 @@ SharedMemoryListener::Answer NeurondService::RegisterSharedRegion(
       // The server lives in the session and is stopped by its Close, so `raw` outlives it.
       Session* raw = session.get();
       auto serve = [this, raw](remote::RingOp op, uint64_t handle, uint64_t offset, uint64_t size,
-                               uint8_t* data) -> StatusOr<uint64_t> {
-        TRNSIM_RETURN_IF_ERROR(RingTransfer(*raw, op, handle, offset, size, data));
-        return uint64_t{0};
+                               uint8_t* data) {
+        return RingTransfer(*raw, op, handle, offset, size, data);
       };
       RingServer::Execute execute;
       if (request.ring_execute()) {
