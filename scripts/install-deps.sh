@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config binutils lld python3
   python3-numpy python3-pytest pybind11-dev python3-dev  # the Python parts (python/)
+  python3-yaml  # tests/deploy: reads the Kubernetes manifests kubectl builds
   dpkg-dev file systemd  # make deb (dpkg-shlibdeps), its test (systemd-analyze, socket activation)
   debootstrap  # make deb-check (the package on a fresh Debian 12 root)
   libgtest-dev libgmock-dev libbenchmark-dev
@@ -25,6 +26,12 @@ for p in "${packages[@]}"; do
     missing+=("$p")
   fi
 done
+
+# tests/deploy needs a kubectl (for `kubectl kustomize`): Debian's kubernetes-client, unless a
+# kubectl is already on PATH - another package's (e.g. Google's `kubectl`) conflicts with it.
+if ! command -v kubectl > /dev/null; then
+  missing+=(kubernetes-client)
+fi
 
 if ((${#missing[@]} == 0)); then
   exit 0
