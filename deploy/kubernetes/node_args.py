@@ -2,11 +2,13 @@
 """The neurond options of this node, from its Node object's labels (init container `node-config`).
 
   node_args.py --config DIR --out FILE [--node NAME | --node-json FILE] [--instances-from CMD]
+               [--lnc-out FILE]
 
 Kubernetes gives a pod no way to read its node's labels (the downward API has no node labels),
 so this init container asks the API server for its own Node (NAME from the downward API's
 spec.nodeName; the pod's projected service-account token and kube-root-ca.crt) and writes the
-options for neurond to FILE, one line, e.g. `--instance trn2u.48xlarge --lnc 2 --ultraserver us-1`.
+options for neurond to FILE, one line, e.g. `--instance trn2u.48xlarge --lnc 2 --ultraserver us-1`,
+and with --lnc-out the LNC alone (the device plugin's NEURON_LOGICAL_NC_CONFIG).
 
 DIR is the mounted ConfigMap trnsim-node-config (kustomization.yaml):
   instance-type-label    the label naming the instance type (trnsim.aws/instance-type)
@@ -118,6 +120,7 @@ def main():
     source.add_argument("--node")
     source.add_argument("--node-json")
     parser.add_argument("--instances-from")
+    parser.add_argument("--lnc-out", help="also write the LNC alone to this file")
     options = parser.parse_args()
     try:
         config = read_config(options.config)
@@ -134,6 +137,9 @@ def main():
         return 1
     with open(options.out, "w") as f:
         f.write(" ".join(args) + "\n")
+    if options.lnc_out:  # the device plugin counts cores at this LNC
+        with open(options.lnc_out, "w") as f:
+            f.write(args[args.index("--lnc") + 1] + "\n")
     print(f"node_args: {node['metadata'].get('name', '?')}: neurond {' '.join(args)}")
     return 0
 

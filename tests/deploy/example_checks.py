@@ -43,10 +43,12 @@ def run_node_args(node_args, config_dir, out_path, labels, demo, workdir):
     node = os.path.join(workdir, "node.json")
     with open(node, "w") as f:
         json.dump({"metadata": {"name": "node-a", "labels": labels}}, f)
-    if os.path.exists(out_path):
-        os.remove(out_path)
+    for stale in (out_path, out_path + ".lnc"):
+        if os.path.exists(stale):
+            os.remove(stale)
     p = subprocess.run([sys.executable, node_args, "--config", config_dir, "--out", out_path,
-                        "--node-json", node, "--instances-from", f"{demo} --instances"],
+                        "--node-json", node, "--instances-from", f"{demo} --instances",
+                        "--lnc-out", out_path + ".lnc"],
                        capture_output=True, text=True, timeout=60)
     written = open(out_path).read().strip() if os.path.exists(out_path) else None
     return p.returncode, written, p.stderr
@@ -74,6 +76,10 @@ def check_node_args(objects, node_args, demo, known, workdir):
     for labels, want in good:
         code, written, err = run_node_args(node_args, config_dir, out, labels, demo, workdir)
         expect_eq((code, written), (0, want), f"node_args.py on labels {labels} ({err.strip()})")
+        lnc_file = out + ".lnc"
+        lnc_written = open(lnc_file).read().strip() if os.path.exists(lnc_file) else None
+        expect_eq(lnc_written, want.split("--lnc ")[1].split()[0],
+                  f"node_args.py --lnc-out on labels {labels}")
         if code == 0 and "neurond" in known:
             for option in re.findall(r"--[a-z-]+", written):
                 expect(option in known["neurond"], f"neurond accepts node_args.py's {option}")

@@ -226,7 +226,7 @@ def check_daemonset(objects, secret):
     if not all(n in by_name for n in ("neurond", "device-plugin", "neuron-monitor")):
         return None
     neurond = shell_words(argv_of(by_name["neurond"])[2])
-    plugin = argv_of(by_name["device-plugin"])
+    plugin = shell_words(argv_of(by_name["device-plugin"])[2])
     listen = option_value(neurond, "--listen") or ""
     token = option_value(neurond, "--token-file")
     expect(listen.startswith("unix:"), f"neurond listens on a Unix socket ({listen})")
@@ -258,6 +258,9 @@ def check_daemonset(objects, secret):
     shared = [m.get(os.path.dirname(out)) for m in mounts]
     expect(shared[0] is not None and shared[0] == shared[1],
            f"node-config and neurond mount one volume at {os.path.dirname(out)}")
+    lnc_out = option_value(argv_of(by_name["node-config"]), "--lnc-out") or ""
+    read = re.search(r"read -r lnc < *(\S+)", argv_of(by_name["device-plugin"])[2])
+    expect_eq(read and read.group(1), lnc_out, "device plugin reads the LNC node-config writes")
     install = argv_of(by_name["install-token"])
     expect_eq(install[-1], token, "install-token writes the token neurond reads")
     secret_volume = next((v for v in spec["volumes"] if "secret" in v), None)
