@@ -32,6 +32,7 @@
 #include "driver/execution_result.h"
 #include "driver/execution_types.h"
 #include "driver/faults/fault_spec.h"
+#include "simulator/collective/collective_fabric.h"
 #include "simulator/spec/instance_spec.h"
 
 namespace trnsim::driver {
@@ -196,6 +197,9 @@ struct DeviceOptions {
   // host has more than one (simulator/core/execution.h, ExecuteOptions::host_threads); results
   // are identical either way. remote: unused (neurond's device decides for itself).
   bool host_threads = true;
+  // sim: where the device's collective ranks meet the others of their jobs (neurond's cluster
+  // fabric, docs/cluster.md); null: a CollectiveHub of the device's own instance.
+  std::shared_ptr<simulator::collective::CollectiveFabric> collective_fabric;
 };
 
 // Opens a device with the named back end; NRT_INVALID names the known back ends.

@@ -56,16 +56,19 @@ StatusOr<std::unique_ptr<Device>> OpenSimDevice(const DeviceOptions& options) {
   TRNSIM_ASSIGN_OR_RETURN(auto instance, simulator::Instance::Create(*options.instance));
   TRNSIM_LOG(Info, Tdrv) << "emulated " << options.instance->type_name << ": "
                          << options.instance->chip_count << " x " << options.instance->chip->name;
-  return std::unique_ptr<Device>(
-      new SimDevice(std::move(instance), std::move(plan), options.host_threads));
+  return std::unique_ptr<Device>(new SimDevice(std::move(instance), std::move(plan),
+                                               options.host_threads, options.collective_fabric));
 }
 
 SimDevice::SimDevice(std::unique_ptr<simulator::Instance> instance,
-                     std::unique_ptr<faults::FaultPlan> faults, bool host_threads)
+                     std::unique_ptr<faults::FaultPlan> faults, bool host_threads,
+                     std::shared_ptr<simulator::collective::CollectiveFabric> fabric)
     : instance_(std::move(instance)),
       faults_(std::move(faults)),
       host_threads_(host_threads),
-      collectives_(instance_->spec()),
+      collectives_(fabric != nullptr
+                       ? std::move(fabric)
+                       : std::make_shared<simulator::collective::CollectiveHub>(instance_->spec())),
       peers_([this](uint64_t src, uint64_t src_offset, uint64_t dst, uint64_t dst_offset,
                     uint64_t size) { return Copy(src, src_offset, dst, dst_offset, size); }),
       clock_(instance_->spec().PhysicalCores()) {

@@ -24,9 +24,11 @@
 // allocation succeeds at once — its handle is unknown from then on — and the memory returns
 // to its pool when the last execution bound to it ends, as the Neuron kernel driver's
 // reference-counted memory chunks do (docs/decisions.md, "Execution").
-// Collectives: an execution with ExecutionRequestOptions::collective gets a port to the
-// instance's CollectiveHub for its `collective` instructions; HostCollective goes to the same
-// hub. A rank blocked in a collective holds its cores (as on hardware) and nothing else.
+// Collectives: an execution with ExecutionRequestOptions::collective gets a port from the
+// device's collective fabric for its `collective` instructions — the instance's own
+// CollectiveHub, or DeviceOptions::collective_fabric (neurond's, for multi-instance jobs) —
+// and HostCollective goes to the same fabric. A rank blocked in a collective holds its cores
+// (as on hardware) and nothing else.
 // PointToPoint goes to the instance's PeerExchange, which moves bytes with Copy (any two
 // allocations, across HBM stacks and chips) when both sides of a transfer are posted.
 // Faults: the one place executions get them (driver/faults/fault_plan.h, docs/faults.md). The
@@ -71,8 +73,10 @@ StatusOr<std::unique_ptr<Device>> OpenSimDevice(const DeviceOptions& options);
 class SimDevice final : public Device {
  public:
   // `faults`: the fault plan to apply (null: none). `host_threads`: DeviceOptions::host_threads.
+  // `fabric`: where collective ranks meet (null: a CollectiveHub of this instance).
   explicit SimDevice(std::unique_ptr<simulator::Instance> instance,
-                     std::unique_ptr<faults::FaultPlan> faults = nullptr, bool host_threads = true);
+                     std::unique_ptr<faults::FaultPlan> faults = nullptr, bool host_threads = true,
+                     std::shared_ptr<simulator::collective::CollectiveFabric> fabric = nullptr);
   ~SimDevice() override;  // closes the memfds of shared allocations
   SimDevice(const SimDevice&) = delete;
   SimDevice& operator=(const SimDevice&) = delete;
@@ -154,7 +158,7 @@ class SimDevice final : public Device {
   const std::unique_ptr<faults::FaultPlan> faults_;  // null: no fault injection
   const bool host_threads_;                          // DeviceOptions::host_threads
   // Where every execution that is a collective rank meets the others (its own locking).
-  simulator::collective::CollectiveHub collectives_;
+  const std::shared_ptr<simulator::collective::CollectiveFabric> collectives_;
   // Where point-to-point transfers meet; it copies with Copy (its own locking).
   simulator::collective::PeerExchange peers_;
   mutable std::shared_mutex mutex_;       // guards everything below

@@ -69,7 +69,7 @@ StatusOr<std::vector<uint8_t>> SimDevice::HostCollective(const HostCollectiveCal
     return InvalidError("rank " + std::to_string(call.rank) + " is not within a world of " +
                         std::to_string(call.world_size));
   }
-  return collectives_.HostCollective(ToHub(call), {options.host_timeout, options.cancel});
+  return collectives_->HostCollective(ToHub(call), {options.host_timeout, options.cancel});
 }
 
 StatusOr<PeerReply> SimDevice::PointToPoint(const PeerCall& call) {

@@ -238,7 +238,7 @@ StatusOr<ExecutionResult> SimDevice::Execute(std::span<const CoreExecution> core
     endpoint.world_size = options.collective->world_size;
     endpoint.chip = cores[0].chip;
     endpoint.execution_sequence = options.collective->execution_sequence;
-    port = collectives_.Attach(std::move(endpoint), {options.host_timeout, options.cancel});
+    port = collectives_->Attach(std::move(endpoint), {options.host_timeout, options.cancel});
     execute_options.collectives = port.get();
   }
   const uint64_t device_start_ps = clock_.Start(claim.cores_);

@@ -10,22 +10,14 @@
 namespace trnsim::simulator::collective {
 namespace {
 
-// all_to_all and permute: every flow at once; on-chip flows over the CC path of their chip,
-// inter-chip flows over their dimension-order route (torus) or the chips' fabric ports.
-struct Flow {
-  int from = 0;
-  int to = 0;
-  uint64_t bytes = 0;
-};
-
-void DirectExchange(const InstanceSpec& spec, const std::vector<Flow>& flows,
+void DirectExchange(const InstanceSpec& spec, std::span<const ChipFlow> flows,
                     CollectiveCost& cost) {
   const ChipSpec& chip = *spec.chip;
   const size_t n = static_cast<size_t>(spec.chip_count);
   std::vector<unsigned __int128> on_chip(n, 0), egress(n, 0), ingress(n, 0);
   std::vector<unsigned __int128> link_bytes(n * 4, 0);
   std::vector<int> link_flows(n * 4, 0);
-  for (const Flow& f : flows) {
+  for (const ChipFlow& f : flows) {
     if (f.from == f.to) {
       on_chip[f.from] += f.bytes;
       continue;
@@ -75,6 +67,13 @@ void DirectExchange(const InstanceSpec& spec, const std::vector<Flow>& flows,
 }
 
 }  // namespace
+
+CollectiveCost EstimateDirectExchange(const InstanceSpec& spec, std::span<const ChipFlow> flows) {
+  CollectiveCost cost;
+  DirectExchange(spec, flows, cost);
+  cost.algorithm = CollectiveAlgorithmName(cost.algorithm_kind);
+  return cost;
+}
 
 const char* CollectiveAlgorithmName(CollectiveAlgorithm algorithm) {
   switch (algorithm) {
@@ -132,7 +131,7 @@ StatusOr<CollectiveCost> EstimateCollective(const InstanceSpec& spec, Collective
   const ChipSpec& chip = *spec.chip;
 
   if (kind == CollectiveKind::kAllToAll || kind == CollectiveKind::kPermute) {
-    std::vector<Flow> flows;
+    std::vector<ChipFlow> flows;
     if (kind == CollectiveKind::kAllToAll) {
       for (const RankPlacement& a : members) {
         for (const RankPlacement& b : members) {

@@ -55,6 +55,12 @@ struct CollectiveCost {
   // factor — all_reduce 2(G-1)/G; all_gather, reduce_scatter, all_to_all (G-1)/G; permute 1 —
   // where data bytes is the larger of one rank's input and output. 0 for G = 1.
   double bus_bytes_per_s = 0;
+  // Multi-instance groups (cluster_cost.h): the instances the group spans (1: one instance),
+  // the part of duration_ps spent between instances and what carried it ("efa" or
+  // "ultraserver" Z links; empty for one instance).
+  int instances = 1;
+  DurationPs inter_instance_ps = 0;
+  std::string inter_instance_link;
 };
 
 // The cost of `kind` over `members` (one placement per group position; G = members.size())
@@ -72,6 +78,19 @@ struct CollectiveCost {
 //    permute's position p sends its whole input to position p + permute_shift (mod G).
 // Inter-chip traffic moves at ChipSpec::cc_link_bytes_per_s_per_direction per link direction.
 // Every term is steps x latency + bytes / bandwidth in integer picoseconds (rounded up).
+// One flow of a direct exchange inside an instance: `bytes` from chip `from` to chip `to`
+// (from == to: on one chip).
+struct ChipFlow {
+  int from = 0;
+  int to = 0;
+  uint64_t bytes = 0;
+};
+
+// All `flows` at once, as all_to_all and permute move them (docs/collectives.md "all_to_all and
+// permute"): on-chip flows over their chip's CC path, inter-chip ones over their routes. The
+// duration has no cc_fixed_ps (the caller adds it once). Chips must be in the instance.
+CollectiveCost EstimateDirectExchange(const InstanceSpec& spec, std::span<const ChipFlow> flows);
+
 StatusOr<CollectiveCost> EstimateCollective(const InstanceSpec& spec, CollectiveKind kind,
                                             uint64_t bytes_per_rank_input,
                                             std::span<const RankPlacement> members,

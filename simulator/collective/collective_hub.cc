@@ -9,6 +9,7 @@
 #include <new>
 #include <utility>
 
+#include "simulator/collective/cluster_cost.h"
 #include "simulator/collective/collective_compute.h"
 #include "simulator/collective/collective_cost.h"
 
@@ -46,6 +47,7 @@ struct Rendezvous {
   std::vector<CollectiveCall> calls;  // device collectives, by position
   std::vector<uint32_t> worlds;
   std::vector<int> chips;
+  std::vector<RankEndpoint::Instance> instances;  // device collectives, by position
   std::vector<HostCollectiveCall> host_calls;  // host collectives, by position
   bool computing = false;
   bool finished = false;
@@ -110,10 +112,18 @@ Status OutOfMemory(const char* what) {
   return ResourceError(std::string("collective hub: out of host memory ") + what);
 }
 
-Status CheckWorld(const InstanceSpec& spec, uint32_t rank, uint32_t world_size) {
+Status CheckWorld(const InstanceSpec& spec, uint32_t rank, uint32_t world_size, bool cluster) {
   if (world_size == 0 || rank >= world_size) {
     return InvalidError("collective from rank " + std::to_string(rank) + " of a world of " +
                         std::to_string(world_size));
+  }
+  if (cluster) {
+    if (world_size > MaxClusterWorldSize(spec)) {
+      return InvalidError("collective world of " + std::to_string(world_size) +
+                          " ranks is larger than " + std::to_string(kMaxClusterInstances) +
+                          " instances of " + spec.type_name + " can hold");
+    }
+    return Status::Ok();
   }
   if (world_size > MaxWorldSize(spec)) {
     return InvalidError("collective world of " + std::to_string(world_size) +
@@ -127,6 +137,10 @@ Status CheckWorld(const InstanceSpec& spec, uint32_t rank, uint32_t world_size) 
 
 uint32_t MaxWorldSize(const InstanceSpec& spec) {
   return static_cast<uint32_t>(std::max(spec.PhysicalCores(), 1));
+}
+
+uint32_t MaxClusterWorldSize(const InstanceSpec& spec) {
+  return MaxWorldSize(spec) * kMaxClusterInstances;
 }
 
 class CollectiveHub::Impl {
@@ -157,7 +171,7 @@ class CollectiveHub::Impl {
   StatusOr<CollectiveOutcome> RunUnguarded(const RankEndpoint& endpoint,
                                            const PortOptions& options, CollectiveCall call,
                                            uint64_t occurrence) {
-    TRNSIM_RETURN_IF_ERROR(CheckWorld(spec_, endpoint.rank, endpoint.world_size));
+    TRNSIM_RETURN_IF_ERROR(CheckWorld(spec_, endpoint.rank, endpoint.world_size, endpoint.cluster));
     TRNSIM_ASSIGN_OR_RETURN(std::vector<uint32_t> members,
                             GroupMembers(call.group, endpoint.world_size, endpoint.rank));
     TRNSIM_RETURN_IF_ERROR(ValidateCall(call, static_cast<uint32_t>(members.size())));
@@ -175,12 +189,13 @@ class CollectiveHub::Impl {
     rv->calls[position] = std::move(call);
     rv->worlds[position] = endpoint.world_size;
     rv->chips[position] = endpoint.chip;
+    rv->instances[position] = endpoint.instance;
     return Arrive(lock, key, rv, position, options);
   }
 
   StatusOr<std::vector<uint8_t>> HostUnguarded(const HostCollectiveCall& call,
                                                const PortOptions& options) {
-    TRNSIM_RETURN_IF_ERROR(CheckWorld(spec_, call.rank, call.world_size));
+    TRNSIM_RETURN_IF_ERROR(CheckWorld(spec_, call.rank, call.world_size, call.cluster));
     HostCollectiveCall stored = call;  // copied before joining, moved in after
     std::vector<uint32_t> members(call.world_size);
     for (uint32_t r = 0; r < call.world_size; ++r) members[r] = r;
@@ -215,6 +230,9 @@ class CollectiveHub::Impl {
       // A rank that was there when it failed, or a failure long past: a new meeting (a rerun).
       tombstones_.erase(dead);
     }
+    if (Status gone = Departed(key.communicator, members, rank); !gone.ok()) {
+      return Status(gone.code(), label + ": " + gone.message());
+    }
     std::shared_ptr<Rendezvous> rv;
     if (auto open = open_.find(key); open != open_.end()) {
       rv = open->second;
@@ -227,6 +245,7 @@ class CollectiveHub::Impl {
       built->calls.resize(g);
       built->worlds.resize(g);
       built->chips.resize(g);
+      built->instances.resize(g);
       built->host_calls.resize(g);
       open_.emplace(key, built);  // strong guarantee: on bad_alloc nothing is inserted
       rv = std::move(built);
@@ -277,7 +296,8 @@ class CollectiveHub::Impl {
     while (!rv->finished) {
       const auto now = std::chrono::steady_clock::now();
       if (!rv->computing) {  // everyone arrived and the result is being computed: just wait
-        if (options.cancel != nullptr && options.cancel->load()) {
+        if ((options.cancel != nullptr && options.cancel->load()) ||
+            (options.cancelled && options.cancelled())) {
           Finish(key, *rv,
                  Collectives(rv->label + ": rank " + std::to_string(rank) +
                              " was cancelled while waiting for group " + GroupText(rv->members)));
@@ -346,16 +366,30 @@ class CollectiveHub::Impl {
                          " disagree — " + d);
     }
     std::vector<const CollectiveCall*> calls(g);
-    std::vector<RankPlacement> placements(g);
+    // The instances the members run on (the hub's own first), and each member's place.
+    std::vector<ClusterInstance> instances{{&spec_, ""}};
+    std::vector<std::string> instance_ids{""};
+    std::vector<ClusterPlacement> placements(g);
     TimePs last_arrival = 0;
     for (size_t p = 0; p < g; ++p) {
       calls[p] = &rv.calls[p];
-      placements[p] = {rv.chips[p], rv.calls[p].physical_core};
+      const RankEndpoint::Instance& where = rv.instances[p];
+      size_t index = 0;
+      if (!where.id.empty()) {
+        index =
+            std::find(instance_ids.begin(), instance_ids.end(), where.id) - instance_ids.begin();
+        if (index == instance_ids.size()) {
+          instance_ids.push_back(where.id);
+          instances.push_back({where.spec != nullptr ? where.spec : &spec_, where.ultraserver});
+        }
+      }
+      placements[p] = {static_cast<int>(index), {rv.chips[p], rv.calls[p].physical_core}};
       last_arrival = std::max(last_arrival, rv.calls[p].arrival_ps);
     }
-    TRNSIM_ASSIGN_OR_RETURN(CollectiveCost cost,
-                            EstimateCollective(spec_, rv.calls[0].kind, rv.calls[0].input.size(),
-                                               placements, rv.calls[0].shift));
+    TRNSIM_ASSIGN_OR_RETURN(
+        CollectiveCost cost,
+        EstimateClusterCollective(instances, rv.calls[0].kind, rv.calls[0].input.size(), placements,
+                                  rv.calls[0].shift));
     std::vector<std::vector<uint8_t>> outputs = ComputeOutputs(calls);
     rv.outcomes.resize(g);
     for (size_t p = 0; p < g; ++p) {
@@ -387,8 +421,95 @@ class CollectiveHub::Impl {
     return Status();
   }
 
+  // Under the lock: NRT_EXEC_HW_ERR_COLLECTIVES when a member other than `rank` is a rank whose
+  // instance departed less than kTombstoneLifetime ago; ok otherwise.
+  Status Departed(const std::string& communicator, const std::vector<uint32_t>& members,
+                  uint32_t rank) {
+    auto it = departed_.find(communicator);
+    if (it == departed_.end()) return Status::Ok();
+    const auto now = std::chrono::steady_clock::now();
+    std::vector<uint32_t> gone;
+    std::string why;
+    for (uint32_t m : members) {
+      auto d = it->second.find(m);
+      if (m == rank || d == it->second.end() || now >= d->second.expires) continue;
+      gone.push_back(m);
+      why = d->second.reason;
+    }
+    if (gone.empty()) return Status::Ok();
+    return Collectives(std::string(gone.size() > 1 ? "ranks " : "rank ") + RankList(gone) +
+                       " left the job: " + why);
+  }
+
+ public:
+  void NoteRank(const std::string& communicator, uint32_t rank, const std::string& instance_id) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    try {
+      auto [it, added] = rank_instances_.try_emplace(communicator);
+      if (added) {
+        communicator_order_.push_back(communicator);
+        if (communicator_order_.size() > kMaxTombstones) {
+          rank_instances_.erase(communicator_order_.front());
+          departed_.erase(communicator_order_.front());
+          communicator_order_.pop_front();
+        }
+      }
+      it->second[rank] = instance_id;
+      if (auto d = departed_.find(communicator); d != departed_.end()) d->second.erase(rank);
+    } catch (const std::bad_alloc&) {
+      // Not noted: a departure of its instance then leaves the others to their timeout.
+    }
+  }
+
+  void DepartInstance(const std::string& instance_id, const std::string& reason) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto expires = std::chrono::steady_clock::now() + kTombstoneLifetime;
+    try {
+      for (auto& [communicator, ranks] : rank_instances_) {
+        for (auto& [rank, instance] : ranks) {
+          if (instance == instance_id) departed_[communicator][rank] = {reason, expires};
+        }
+      }
+      // Open rendezvous still waiting for a rank that is gone end now.
+      std::vector<std::pair<Key, std::shared_ptr<Rendezvous>>> failing;
+      for (auto& [key, rv] : open_) {
+        if (rv->computing) continue;
+        std::vector<uint32_t> missing;
+        for (size_t p = 0; p < rv->members.size(); ++p) {
+          if (!rv->present[p]) missing.push_back(rv->members[p]);
+        }
+        for (uint32_t m : missing) {
+          if (!Departed(key.communicator, {m}, UINT32_MAX).ok()) {
+            failing.push_back({key, rv});
+            break;
+          }
+        }
+      }
+      for (auto& [key, rv] : failing) {
+        std::vector<uint32_t> missing;
+        for (size_t p = 0; p < rv->members.size(); ++p) {
+          if (!rv->present[p]) missing.push_back(rv->members[p]);
+        }
+        Status gone = Departed(key.communicator, missing, UINT32_MAX);
+        Finish(key, *rv, Collectives(rv->label + ": " + gone.message()));
+      }
+    } catch (const std::bad_alloc&) {
+      // Not recorded: the waiting ranks end at their own timeout instead.
+    }
+  }
+
+ private:
+  struct Departure {
+    std::string reason;
+    std::chrono::steady_clock::time_point expires;
+  };
+
   const InstanceSpec& spec_;
   std::mutex mutex_;
+  // Multi-instance jobs: communicator -> rank -> instance id, and ranks whose instance left.
+  std::map<std::string, std::map<uint32_t, std::string>> rank_instances_;
+  std::deque<std::string> communicator_order_;
+  std::map<std::string, std::map<uint32_t, Departure>> departed_;
   std::map<Key, std::shared_ptr<Rendezvous>> open_;
   std::map<Key, Tombstone> tombstones_;
   std::deque<Key> tombstone_order_;
@@ -413,6 +534,21 @@ class CollectiveHub::Impl::Port final : public CollectivePort {
 };
 
 CollectiveHub::CollectiveHub(const InstanceSpec& spec) : impl_(std::make_unique<Impl>(spec)) {}
+
+StatusOr<CollectiveOutcome> CollectiveHub::Run(const RankEndpoint& endpoint,
+                                               const PortOptions& options, CollectiveCall call,
+                                               uint64_t occurrence) {
+  return impl_->Run(endpoint, options, std::move(call), occurrence);
+}
+
+void CollectiveHub::NoteRank(const std::string& communicator, uint32_t rank,
+                             const std::string& instance_id) {
+  impl_->NoteRank(communicator, rank, instance_id);
+}
+
+void CollectiveHub::DepartInstance(const std::string& instance_id, const std::string& reason) {
+  impl_->DepartInstance(instance_id, reason);
+}
 CollectiveHub::~CollectiveHub() = default;
 
 std::unique_ptr<CollectivePort> CollectiveHub::Attach(RankEndpoint endpoint, PortOptions options) {

@@ -32,17 +32,28 @@
 // runs out of memory fails the rendezvous for every rank (NRT_RESOURCE) instead of leaving them
 // waiting.
 //
+// Multi-instance jobs (docs/cluster.md): at a job's root daemon the hub also meets ranks of
+// other instances (RankEndpoint::cluster, instance). Their world may then be as large as
+// MaxClusterWorldSize; a rendezvous whose members span instances is costed by
+// EstimateClusterCollective (cluster_cost.h) with each instance's own spec. NoteRank records
+// which instance a rank of a communicator runs on; DepartInstance (its daemon went away) fails
+// at once every open rendezvous still waiting for one of its ranks, and — for 60 s, until the
+// rank is noted again — every rendezvous that needs one, with NRT_EXEC_HW_ERR_COLLECTIVES
+// naming the ranks and the instance.
+//
 // Thread safety: all methods may be called from any thread; ports block only their caller.
 #pragma once
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "common/status_or.h"
+#include "simulator/collective/collective_fabric.h"
 #include "simulator/collective/collective_port.h"
 #include "simulator/spec/instance_spec.h"
 
@@ -57,6 +68,14 @@ struct RankEndpoint {
   // The execution's sequence number on this rank (the model's 1st, 2nd, ... execution); ranks
   // meet on equal numbers, so every rank must run the model the same number of times.
   uint64_t execution_sequence = 0;
+  // Multi-instance jobs: the communicator may span instances (its world is bounded by
+  // MaxClusterWorldSize), and the rank runs on `instance` — empty id: the hub's own.
+  bool cluster = false;
+  struct Instance {
+    std::string id;                      // the instance's daemon (its cluster address)
+    const InstanceSpec* spec = nullptr;  // null: the hub's own instance type
+    std::string ultraserver;             // the UltraServer it is a node of, if any
+  } instance;
 };
 
 struct PortOptions {
@@ -64,6 +83,9 @@ struct PortOptions {
   std::chrono::milliseconds host_timeout{0};
   // When set and it becomes true, a waiting Run gives up and fails its rendezvous.
   const std::atomic<bool>* cancel = nullptr;
+  // Also looked at with the cancel flag when set: true gives up the same way (a forwarded
+  // call whose caller went away).
+  std::function<bool()> cancelled;
 };
 inline constexpr std::chrono::milliseconds kDefaultCollectiveTimeout{600'000};
 
@@ -73,6 +95,10 @@ inline constexpr std::chrono::milliseconds kDefaultCollectiveTimeout{600'000};
 // larger world could never complete; refusing it keeps a caller from making the hub allocate
 // per-rank state for ranks that cannot exist (128 on a trn2.48xlarge).
 uint32_t MaxWorldSize(const InstanceSpec& spec);
+// Instances one multi-instance job may span (assumption: 64, as many trn2.48xlarge as four
+// racks of UltraServers; docs/cluster.md), and the world that allows.
+inline constexpr uint32_t kMaxClusterInstances = 64;
+uint32_t MaxClusterWorldSize(const InstanceSpec& spec);
 
 // Host-driven collectives: no instruction, no simulated time.
 enum class HostCollectiveKind : uint8_t { kBarrier, kAllGather };
@@ -83,23 +109,34 @@ struct HostCollectiveCall {
   uint32_t world_size = 1;
   uint64_t sequence = 0;       // this rank's n-th host collective on the communicator
   std::vector<uint8_t> input;  // all_gather: this rank's bytes (every rank the same size)
+  bool cluster = false;        // the world may span instances (RankEndpoint::cluster)
 };
 
-class CollectiveHub {
+class CollectiveHub final : public CollectiveFabric {
  public:
   explicit CollectiveHub(const InstanceSpec& spec);
-  ~CollectiveHub();
+  ~CollectiveHub() override;
   CollectiveHub(const CollectiveHub&) = delete;
   CollectiveHub& operator=(const CollectiveHub&) = delete;
 
   // A port for one execution of `endpoint`. It must not outlive the hub.
-  std::unique_ptr<CollectivePort> Attach(RankEndpoint endpoint, PortOptions options);
+  std::unique_ptr<CollectivePort> Attach(RankEndpoint endpoint, PortOptions options) override;
 
   // Blocks until the communicator's whole world has made the same call (same kind, sequence
   // and sizes); all_gather returns the ranks' inputs concatenated in rank order, barrier an
   // empty vector. Failures as for ports.
   StatusOr<std::vector<uint8_t>> HostCollective(const HostCollectiveCall& call,
-                                                const PortOptions& options);
+                                                const PortOptions& options) override;
+
+  // One call of a port whose occurrences are counted elsewhere: the `occurrence`-th call of
+  // `call.collective_id` in the endpoint's execution (a call another daemon forwarded).
+  StatusOr<CollectiveOutcome> Run(const RankEndpoint& endpoint, const PortOptions& options,
+                                  CollectiveCall call, uint64_t occurrence);
+
+  // Multi-instance jobs: `rank` of `communicator` runs on instance `instance_id` (a rerun
+  // forgets an earlier departure of it); the instance's daemon went away (`reason`).
+  void NoteRank(const std::string& communicator, uint32_t rank, const std::string& instance_id);
+  void DepartInstance(const std::string& instance_id, const std::string& reason);
 
  private:
   class Impl;

@@ -44,6 +44,16 @@ struct InstanceSpec {
   int vcpus = 0;
   uint64_t host_memory_bytes = 0;
   std::vector<DevicePlacement> devices;  // one per chip, in device order
+  // Between instances (docs/cluster.md): what a multi-instance job's collectives cross.
+  // EFA: the instance's network bandwidth, one direction, all its EFA devices together, and the
+  // one-way latency of an RDMA write from one instance's HBM to another's.
+  uint64_t efa_bytes_per_s = 0;
+  uint64_t efa_latency_ps = 0;
+  // UltraServer nodes (trn2u): up to ultraserver_nodes instances whose chips at the same torus
+  // coordinates form a ring over Z links (a 3D torus), each link moving this much per direction
+  // as the CC DMA rings use it. 0: not an UltraServer node.
+  int ultraserver_nodes = 0;
+  uint64_t ultraserver_link_bytes_per_s_per_direction = 0;
 
   int PhysicalCores() const { return chip_count * chip->physical_cores; }
   uint64_t DeviceMemoryBytes() const { return chip->HbmBytes() * chip_count; }

@@ -21,6 +21,21 @@ constexpr uint32_t kFamilyTrn3 = 14;
 constexpr uint32_t kSize48xl = 7;
 constexpr uint32_t kSize3xl = 8;
 
+// EFA (docs/cluster.md "EFA"): trn2.48xlarge/trn2u.48xlarge carry EFAv3 at 3,200 Gbps (16 x 200
+// Gbps) [TRN2-INST], taken as one direction: 400 GB/s. One-way latency of a minimal RDMA write
+// between two trn2.48xlarge: 15 us (trainium-measurements.md C-11). trn2.3xlarge: assumption,
+// one chip's share of the 48xlarge (one 200 Gbps EFA device per chip): 25 GB/s. trn3.48xlarge:
+// the Trn3 Gen1 UltraServer's 12,800 Gbps over its 4 servers [TRN3-INST]: 400 GB/s; latency
+// assumed as trn2's.
+constexpr uint64_t kEfaPer200Gbps = 25'000'000'000;
+constexpr uint64_t kEfaLatencyPs = 15'000'000;  // C-11
+// Trn2 UltraServer Z links: 256 GB/s per chip inter-instance against 1,024 GB/s per chip
+// intra-instance [TRN2-INST]; a chip has 2 Z links (its ring of 4 nodes) against 4 torus
+// links, so one Z link carries half a torus link's bandwidth. The CC rate is scaled from the
+// fitted torus rate (ChipSpec::cc_link_bytes_per_s_per_direction, 63.5 GB/s) by that half:
+// 31.75 GB/s — derived, not measured (calibration.md §7 fits only intra-instance links).
+constexpr int kUltraServerNodes = 4;  // [TRN2-INST] 4 x trn2u.48xlarge
+
 constexpr const char* kNuma0Cpus = "0-47,96-143";
 constexpr const char* kNuma1Cpus = "48-95,144-191";
 
@@ -58,6 +73,8 @@ std::vector<InstanceSpec> MakeSpecs() {
   trn2_3xl.vcpus = 12;                            // assumption: AWS lists 12 vCPU, not in facts
   trn2_3xl.host_memory_bytes = 128 * kGiB;        // assumption: as above
   trn2_3xl.devices = OneDevice(trn2_3xl.vcpus);
+  trn2_3xl.efa_bytes_per_s = kEfaPer200Gbps;  // assumption (above)
+  trn2_3xl.efa_latency_ps = kEfaLatencyPs;
   specs.push_back(trn2_3xl);
 
   InstanceSpec trn2_48xl;
@@ -73,12 +90,17 @@ std::vector<InstanceSpec> MakeSpecs() {
   trn2_48xl.vcpus = 192;                          // [TRN2-INST]
   trn2_48xl.host_memory_bytes = 2048 * kGiB;      // [TRN2-INST]
   trn2_48xl.devices = SixteenDevices();
+  trn2_48xl.efa_bytes_per_s = 16 * kEfaPer200Gbps;  // [TRN2-INST] 3,200 Gbps
+  trn2_48xl.efa_latency_ps = kEfaLatencyPs;
   specs.push_back(trn2_48xl);
 
   InstanceSpec trn2u = trn2_48xl;
   trn2u.type_name = "trn2u.48xlarge";
   trn2u.description = "UltraServer node: 16 Trainium2 chips, 4x4 torus (128 NeuronCore-v3)";
   trn2u.nrt_family = kFamilyTrn2u;
+  trn2u.ultraserver_nodes = kUltraServerNodes;
+  trn2u.ultraserver_link_bytes_per_s_per_direction =
+      trn2u.chip->cc_link_bytes_per_s_per_direction / 2;  // derived (above)
   specs.push_back(trn2u);
 
   InstanceSpec trn3;
@@ -92,6 +114,8 @@ std::vector<InstanceSpec> MakeSpecs() {
   trn3.vcpus = 192;                               // [TRN3-INST] 768 vCPU / 4 servers
   trn3.host_memory_bytes = 2048 * kGiB;           // [TRN3-INST] 8,192 GiB / 4 servers
   trn3.devices = SixteenDevices();
+  trn3.efa_bytes_per_s = 16 * kEfaPer200Gbps;  // [TRN3-INST] 12,800 Gbps / 4 servers
+  trn3.efa_latency_ps = kEfaLatencyPs;         // assumption: as trn2's (C-11)
   specs.push_back(trn3);
 
   return specs;

@@ -9,6 +9,9 @@
  *                                         waits for the others)
  *   cc_rank MODEL.neff threads N          N ranks in this one process, one thread per logical
  *                                         core 0..N-1 (ranks = cores), each running `run` once
+ *   cc_rank MODEL.neff gather [EXECUTIONS] as `run` for an all-gather NEFF (allgather_fp32_w*:
+ *                                         `out` is WORLD_SIZE blocks the size of `in`; block r
+ *                                         must be rank r's input, bit for bit)
  *
  * MODEL is an all-reduce NEFF (allreduce_fp32*: one fp32 input, one fp32 output, the sum over
  * the world). Rank r's input in execution e is element i = (r + 1) * (e + 1) * (i % 251 + 1),
@@ -39,6 +42,7 @@ struct job {
   uint32_t world;
   int executions;
   int hang;
+  int gather; /* the model all-gathers instead of all-reducing */
   int status; /* 0 ok, 1 failure */
   pthread_barrier_t *loaded; /* threads mode: every rank loaded before any executes */
 };
@@ -48,6 +52,10 @@ static int fail(const struct job *j, const char *what, NRT_STATUS s) {
   fflush(stdout);
   return 1;
 }
+
+/* The output elements a rank checks: the input's for an all-reduce, WORLD blocks of it for an
+ * all-gather. */
+static size_t checked_total(const struct job *j, size_t n) { return j->gather ? n * j->world : n; }
 
 static int run_rank(struct job *j) {
   nrt_model_t *model = NULL;
@@ -65,7 +73,18 @@ static int run_rank(struct job *j) {
   }
   nrt_tensor_set_t *inputs = NULL, *outputs = NULL;
   nrt_tensor_t *in = NULL, *out = NULL;
-  size_t bytes = info->tensor_array[0].size;
+  size_t bytes = 0, out_bytes = 0;
+  for (size_t t = 0; t < 2; ++t) {
+    if (info->tensor_array[t].usage == NRT_TENSOR_USAGE_INPUT) {
+      bytes = info->tensor_array[t].size;
+    } else {
+      out_bytes = info->tensor_array[t].size;
+    }
+  }
+  if (out_bytes != (j->gather ? bytes * j->world : bytes)) {
+    printf("rank %u: the output is %zu bytes for an input of %zu\n", j->rank, out_bytes, bytes);
+    return 1;
+  }
   if ((s = nrt_allocate_tensor_set(&inputs)) != NRT_SUCCESS ||
       (s = nrt_allocate_tensor_set(&outputs)) != NRT_SUCCESS) {
     return fail(j, "nrt_allocate_tensor_set", s);
@@ -84,7 +103,7 @@ static int run_rank(struct job *j) {
     }
   }
   size_t n = bytes / sizeof(float);
-  float *host = malloc(bytes > 0 ? bytes : 1);
+  float *host = malloc(out_bytes > 0 ? out_bytes : 1);
   if (host == NULL) return 1;
   if (j->hang) {
     printf("rank %u: loaded\n", j->rank);
@@ -103,13 +122,16 @@ static int run_rank(struct job *j) {
       fflush(stdout);
     }
     if ((s = nrt_execute(model, inputs, outputs)) != NRT_SUCCESS) return fail(j, "nrt_execute", s);
-    memset(host, 0, bytes);
-    if ((s = nrt_tensor_read(out, host, 0, bytes)) != NRT_SUCCESS) {
+    memset(host, 0, out_bytes);
+    if ((s = nrt_tensor_read(out, host, 0, out_bytes)) != NRT_SUCCESS) {
       return fail(j, "nrt_tensor_read", s);
     }
     const double ranks_sum = (double)j->world * (j->world + 1) / 2;
-    for (size_t i = 0; i < n; ++i) {
-      float want = (float)(ranks_sum * (e + 1) * (i % 251 + 1));
+    const size_t checked = out_bytes / sizeof(float);
+    for (size_t i = 0; i < checked; ++i) {
+      /* all-gather: element i is element i % n of rank i / n's input */
+      float want = j->gather ? (float)((i / n + 1) * (e + 1) * (i % n % 251 + 1))
+                             : (float)(ranks_sum * (e + 1) * (i % 251 + 1));
       if (memcmp(&host[i], &want, sizeof want) != 0) {
         printf("rank %u: execution %d: element %zu is %.9g, expected %.9g\n", j->rank, e, i,
                host[i], want);
@@ -132,8 +154,8 @@ static int run_rank(struct job *j) {
       return 1;
     }
   }
-  printf("rank %u: ok (%d executions, %zu elements, barrier, all_gather)\n", j->rank,
-         j->executions, n);
+  printf("rank %u: ok (%d executions, %zu elements, barrier, all_gather)\n", j->rank, j->executions,
+         checked_total(j, n));
   fflush(stdout);
   free(gathered);
   free(host);
@@ -194,8 +216,8 @@ int main(int argc, char **argv) {
     pthread_barrier_t loaded;
     pthread_barrier_init(&loaded, NULL, (unsigned)count);
     for (int t = 0; t < count; ++t) {
-      jobs[t] = (struct job){neff, (size_t)size, t, (uint32_t)t, (uint32_t)count, 1, 0, 0,
-                             &loaded};
+      jobs[t] =
+          (struct job){neff, (size_t)size, t, (uint32_t)t, (uint32_t)count, 1, 0, 0, 0, &loaded};
       pthread_create(&threads[t], NULL, thread_main, &jobs[t]);
     }
     for (int t = 0; t < count; ++t) {
@@ -211,11 +233,12 @@ int main(int argc, char **argv) {
       fprintf(stderr, "cc_rank: RANK and WORLD_SIZE must be set (torchrun-style)\n");
       return 2;
     }
-    struct job j = {neff, (size_t)size, 0, (uint32_t)rank, (uint32_t)world, 2, 0, 0, NULL};
+    struct job j = {neff, (size_t)size, 0, (uint32_t)rank, (uint32_t)world, 2, 0, 0, 0, NULL};
     if (strcmp(argv[2], "hang") == 0) {
       j.hang = 1;
       j.executions = 1;
-    } else if (strcmp(argv[2], "run") == 0) {
+    } else if (strcmp(argv[2], "run") == 0 || strcmp(argv[2], "gather") == 0) {
+      j.gather = strcmp(argv[2], "gather") == 0;
       if (argc > 3) j.executions = atoi(argv[3]);
     } else {
       fprintf(stderr, "cc_rank: unknown mode '%s'\n", argv[2]);

@@ -6,15 +6,17 @@
 namespace trnsim::neurond {
 
 Status Communicators::Bind(uint64_t session, size_t held_cores, const std::string& communicator,
-                           uint32_t rank, uint32_t world_size) {
+                           uint32_t rank, uint32_t world_size, uint32_t cluster_world) {
+  const uint32_t max_world = cluster_world != 0 ? cluster_world : max_world_;
   if (world_size == 0 || rank >= world_size) {
     return InvalidError("rank " + std::to_string(rank) + " is not within a world of " +
                         std::to_string(world_size));
   }
-  if (world_size > max_world_) {
-    return InvalidError("a collective world of " + std::to_string(world_size) +
-                        " ranks is more than this instance can hold (" +
-                        std::to_string(max_world_) + ", one rank per physical core)");
+  if (world_size > max_world) {
+    return InvalidError("a collective world of " + std::to_string(world_size) + " ranks is more " +
+                        (cluster_world != 0 ? "than a job of this instance type can hold ("
+                                            : "than this instance can hold (") +
+                        std::to_string(max_world) + ", one rank per physical core)");
   }
   if (communicator.empty()) return InvalidError("the communicator has no name");
   if (communicator.size() > kMaxNameBytes) {

@@ -8,7 +8,8 @@
 // host collective, or an execution carrying a CollectiveMembership) until that session ends;
 // the same session using it again is fine. Bind refuses with NRT_INVALID, changing nothing:
 //   - a world of 0, a rank outside the world, or a world above `max_world` (the instance's
-//     simulator::collective::MaxWorldSize: one rank per physical core);
+//     simulator::collective::MaxWorldSize: one rank per physical core; a multi-instance job's
+//     communicator passes its own larger bound, cluster_world);
 //   - an empty communicator name, or one longer than kMaxNameBytes;
 //   - a world other than the communicator's;
 //   - a rank another session holds;
@@ -42,8 +43,10 @@ class Communicators {
 
   // Makes `rank` of `communicator` (a world of `world_size`) the session's, or checks it is.
   // `held_cores`: the physical cores the session holds now.
-  Status Bind(uint64_t session, size_t held_cores, const std::string& communicator,
-              uint32_t rank, uint32_t world_size);
+  // `cluster_world`: when not 0, the bound of a multi-instance job's world instead of
+  // max_world (docs/cluster.md).
+  Status Bind(uint64_t session, size_t held_cores, const std::string& communicator, uint32_t rank,
+              uint32_t world_size, uint32_t cluster_world = 0);
   void Release(uint64_t session);
   // Communicators with at least one bound rank.
   size_t size() const;

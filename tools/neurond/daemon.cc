@@ -81,11 +81,40 @@ StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
   std::unique_ptr<Daemon> daemon(new Daemon());
   driver::DeviceOptions device_options;
   device_options.instance = options.instance;
+  std::string cluster_listen;
+  if (!options.cluster.listen.empty()) {
+    if (options.inherited || options.cluster.listen.starts_with("unix:")) {
+      return InvalidError("--cluster-listen " + options.cluster.listen +
+                          ": other daemons need a TCP address (HOST:PORT) the daemon binds itself");
+    }
+    TRNSIM_ASSIGN_OR_RETURN(cluster_listen,
+                            ParseListenAddress(options.cluster.listen, options.allow_remote));
+    if (!options.cluster.ultraserver.empty() && options.instance->ultraserver_nodes == 0) {
+      return InvalidError("--ultraserver " + options.cluster.ultraserver + ": " +
+                          options.instance->type_name + " is not an UltraServer node type");
+    }
+    if (tls && options.cluster.peer_ca_file.empty()) {
+      return InvalidError(
+          "--cluster-listen with --tls-cert needs --peer-ca: the certificates "
+          "other daemons of a job present are checked against it");
+    }
+    cluster::ClusterIdentity identity;
+    identity.ultraserver = options.cluster.ultraserver;
+    identity.token = options.service.token;
+    identity.tls_ca_file = options.cluster.peer_ca_file;
+    daemon->cluster_fabric_ =
+        std::make_shared<cluster::ClusterFabric>(*options.instance, std::move(identity));
+    device_options.collective_fabric = daemon->cluster_fabric_;
+  }
   TRNSIM_ASSIGN_OR_RETURN(daemon->device_, driver::sim::OpenSimDevice(device_options));
   ServiceOptions service = options.service;
   // Same host: other sessions' processes are visible (ServiceOptions::show_all_processes).
   if (listen.starts_with("unix:")) service.show_all_processes = true;
   daemon->service_ = std::make_unique<NeurondService>(daemon->device_.get(), service);
+  if (daemon->cluster_fabric_ != nullptr) {
+    TRNSIM_RETURN_IF_ERROR(daemon->StartCluster(cluster_listen, credentials));
+    daemon->service_->SetCluster(daemon->cluster_fabric_.get());
+  }
 
   grpc::ServerBuilder builder;
   int port = 0;
@@ -143,6 +172,28 @@ StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
   return daemon;
 }
 
+Status Daemon::StartCluster(const std::string& listen,
+                            const std::shared_ptr<grpc::ServerCredentials>& credentials) {
+  cluster_service_ =
+      std::make_unique<cluster::ClusterService>(cluster_fabric_.get(), service_->token());
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort(listen, credentials, &port);
+  builder.SetMaxReceiveMessageSize(cluster::kMaxClusterMessageBytes);
+  builder.SetMaxSendMessageSize(cluster::kMaxClusterMessageBytes);
+  builder.RegisterService(cluster_service_.get());
+  cluster_server_ = builder.BuildAndStart();
+  if (cluster_server_ == nullptr || port == 0) {
+    return FailureError("neurond cannot listen for other daemons on " + listen +
+                        " (in use, or not an address of this host?)");
+  }
+  cluster_address_ = listen.substr(0, listen.rfind(':') + 1) + std::to_string(port);
+  cluster_fabric_->SetAddress(cluster_address_);
+  TRNSIM_LOG(Info, Tool) << "neurond: multi-instance jobs on " << cluster_address_ << " (instance "
+                         << cluster_fabric_->identity().id << ")";
+  return Status::Ok();
+}
+
 Daemon::~Daemon() { Shutdown(std::chrono::seconds(5)); }
 
 void Daemon::Shutdown(std::chrono::milliseconds grace) {
@@ -152,6 +203,9 @@ void Daemon::Shutdown(std::chrono::milliseconds grace) {
     if (acceptor_ != nullptr) acceptor_->Stop();
     if (shared_memory_ != nullptr) shared_memory_->Stop();
     service_->BeginShutdown();
+    if (cluster_server_ != nullptr) {
+      cluster_server_->Shutdown(std::chrono::system_clock::now() + grace);
+    }
     server_->Shutdown(std::chrono::system_clock::now() + grace);
     service_->CloseAllSessions();
     server_->Wait();

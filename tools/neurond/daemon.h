@@ -27,6 +27,13 @@
 // socket cannot be made (a path too long, a directory the daemon cannot write) one log line
 // says so and clients stream. Shutdown closes it first.
 //
+// Multi-instance jobs (docs/cluster.md): with options.cluster.listen set, Start also serves the
+// NeurondCluster service (cluster/cluster_service.h) on that TCP address — a second gRPC server
+// with the daemon's token and TLS and cluster/cluster_service.h's message limit — and the
+// device's collectives go through a ClusterFabric (cluster/cluster_fabric.h). The address must
+// be TCP (HOST:PORT; not loopback only with allow_remote); with TLS the daemon needs
+// cluster.peer_ca_file to trust other daemons (NRT_INVALID otherwise). Shutdown stops it first.
+//
 // Thread safety: Shutdown may be called from any thread, once Start has returned.
 #pragma once
 
@@ -42,6 +49,8 @@
 #include "common/status_or.h"
 #include "driver/device.h"
 #include "simulator/spec/instance_spec.h"
+#include "tools/neurond/cluster/cluster_fabric.h"
+#include "tools/neurond/cluster/cluster_service.h"
 #include "tools/neurond/credentials.h"
 #include "tools/neurond/fd_acceptor.h"
 #include "tools/neurond/service.h"
@@ -50,6 +59,13 @@
 
 namespace trnsim::neurond {
 
+// Multi-instance jobs; an empty listen: the daemon serves single-instance jobs only.
+struct ClusterOptions {
+  std::string listen;        // --cluster-listen: HOST:PORT other daemons and jobs name
+  std::string ultraserver;   // --ultraserver: the UltraServer this node belongs to
+  std::string peer_ca_file;  // --peer-ca: PEM roots other daemons' TLS certificates chain to
+};
+
 struct DaemonOptions {
   std::string listen;         // listen_address.h
   bool allow_remote = false;  // allow a non-loopback listen address
@@ -57,6 +73,7 @@ struct DaemonOptions {
   ServiceOptions service;
   TlsKeyPair tls;                            // both empty: plaintext; else TLS (credentials.h)
   std::optional<InheritedSocket> inherited;  // set: serve this socket instead of binding
+  ClusterOptions cluster;
 };
 
 class Daemon {
@@ -66,6 +83,8 @@ class Daemon {
 
   // The address clients connect to: the listen address, with the port gRPC picked for port 0.
   const std::string& address() const { return address_; }
+  // The --cluster-listen address with the port gRPC picked; empty without one.
+  const std::string& cluster_address() const { return cluster_address_; }
 
   void Shutdown(std::chrono::milliseconds grace);
 
@@ -77,7 +96,14 @@ class Daemon {
 
  private:
   Daemon() = default;
+  // Serves the cluster service on `listen` and gives the fabric its address.
+  Status StartCluster(const std::string& listen,
+                      const std::shared_ptr<grpc::ServerCredentials>& credentials);
 
+  std::shared_ptr<cluster::ClusterFabric> cluster_fabric_;  // with a cluster listen address
+  std::unique_ptr<cluster::ClusterService> cluster_service_;
+  std::unique_ptr<grpc::Server> cluster_server_;
+  std::string cluster_address_;
   std::unique_ptr<driver::Device> device_;
   std::unique_ptr<NeurondService> service_;
   std::unique_ptr<grpc::Server> server_;

@@ -7,7 +7,7 @@
 //           [--show-all-processes] [--max-session-memory BYTES]
 //           [--max-session-program-memory BYTES] [--shutdown-grace-ms MS]
 //           [--max-trace-events N] [--max-trace-bytes BYTES] [--max-exec-events N]
-//           [--max-exec-ms MS]
+//           [--max-exec-ms MS] [--cluster-listen HOST:PORT [--ultraserver ID] [--peer-ca PEM]]
 //   neurond --version | --help
 //
 // Started by systemd socket activation (LISTEN_PID/LISTEN_FDS, socket_activation.h) it serves
@@ -139,6 +139,16 @@ int main(int argc, char** argv) {
                  "the longest host time of one execution, whatever its timeout (0: its own)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  app.add_option("--cluster-listen", options.cluster.listen,
+                 "also serve other daemons of multi-instance jobs on this HOST:PORT, the "
+                 "address a job's NEURON_RT_ROOT_COMM_ID names (docs/cluster.md)");
+  app.add_option("--ultraserver", options.cluster.ultraserver,
+                 "the Trn2 UltraServer this trn2u.48xlarge node belongs to: jobs across "
+                 "nodes with the same ID use its Z links instead of EFA")
+      ->needs("--cluster-listen");
+  app.add_option("--peer-ca", options.cluster.peer_ca_file,
+                 "PEM roots the TLS certificates of other daemons chain to (with --tls-cert)")
+      ->needs("--cluster-listen");
   app.add_option("--shutdown-grace-ms", grace_ms,
                  "on SIGTERM, how long calls in flight may take to finish")
       ->check(CLI::NonNegativeNumber)
@@ -194,6 +204,9 @@ int main(int argc, char** argv) {
   StatusOr<std::unique_ptr<neurond::Daemon>> daemon = neurond::Daemon::Start(options);
   if (!daemon.ok()) return Fail(daemon.status());
   std::printf("neurond: listening on %s\n", (*daemon)->address().c_str());
+  if (!(*daemon)->cluster_address().empty()) {
+    std::printf("neurond: cluster on %s\n", (*daemon)->cluster_address().c_str());
+  }
   std::fflush(stdout);
 
   int signal_number = 0;

@@ -62,6 +62,7 @@
 #include "proto/neurond.grpc.pb.h"
 #include "simulator/core/trace.h"
 #include "tools/neurond/chunk_buffer_pool.h"
+#include "tools/neurond/cluster/cluster_fabric.h"
 #include "tools/neurond/communicators.h"
 #include "tools/neurond/session.h"
 #include "tools/neurond/session_table.h"
@@ -168,6 +169,10 @@ class NeurondService final : public v1::Neurond::Service {
                                                     const PeerCredentials& peer);
   // Hello offers the data plane from now on (Daemon::Start, once the listener is up).
   void EnableSharedMemory() { shared_memory_ = true; }
+  // Multi-instance jobs (docs/cluster.md): ranks are bound with the fabric's bounds and it is
+  // told of each (ClusterFabric::BindRank). Set once, before serving.
+  void SetCluster(cluster::ClusterFabric* fabric) { cluster_ = fabric; }
+  const std::string& token() const { return options_.token; }
   grpc::Status Copy(grpc::ServerContext* context, const v1::CopyRequest* request,
                     v1::CopyResponse* response) override;
   grpc::Status Fill(grpc::ServerContext* context, const v1::FillRequest* request,
@@ -250,6 +255,7 @@ class NeurondService final : public v1::Neurond::Service {
   SessionTable sessions_;
   std::atomic<bool> shutting_down_{false};
   std::atomic<bool> shared_memory_{false};
+  cluster::ClusterFabric* cluster_ = nullptr;  // SetCluster; null: single-instance jobs only
   ChunkBufferPool write_buffers_{4};  // Write streams' chunk buffers (a few MiB kept at most)
 
   std::mutex counters_mutex_;  // guards the counters below

@@ -243,12 +243,15 @@ void NeurondService::RunExecution(Session& session, const v1::ExecuteRequest& re
 trnsim::Status NeurondService::BindRank(const Session& session, const std::string& communicator,
                                         uint32_t rank, uint32_t world_size) {
   const uint64_t id = session.identity().id;
-  TRNSIM_RETURN_IF_ERROR(
-      communicators_.Bind(id, session.HeldCores().size(), communicator, rank, world_size));
+  const uint32_t cluster_world = cluster_ != nullptr ? cluster_->MaxWorld(communicator) : 0;
+  TRNSIM_RETURN_IF_ERROR(communicators_.Bind(id, session.HeldCores().size(), communicator, rank,
+                                             world_size, cluster_world));
   if (session.closed()) {  // ended while binding: EndSession's Release may have run already
     communicators_.Release(id);
     return FailureError("session ended");
   }
+  // A multi-instance job: the root learns which instance the rank runs on (docs/cluster.md).
+  if (cluster_ != nullptr) return cluster_->BindRank(communicator, rank, world_size);
   return trnsim::Status::Ok();
 }
 

@@ -27,6 +27,17 @@ Status GenerateAllReduce(const SampleSpec& spec, kb::KernelBuilder& k) {
   return k.status();
 }
 
+// allgather_*: one SP `collective` gathering every rank's `in`, in rank order, into `out`.
+Status GenerateAllGather(const SampleSpec& spec, kb::KernelBuilder& k) {
+  TRNSIM_ASSIGN_OR_RETURN(std::vector<kb::HbmTensor> io, DeclareIo(spec, k));
+  const kb::HbmTensor &in = io[0], &out = io[1];
+  const int rows = static_cast<int>(in.rows()), cols = static_cast<int>(in.cols());
+  k.core(0).sp().Collective(
+      CollectiveKind::kAllGather, out.Block(0, static_cast<int>(out.rows()), 0, cols),
+      in.Block(0, rows, 0, cols), isa::AluOp::kBypass, ReplicaGroupSpec{0, 1}, /*id=*/0);
+  return k.status();
+}
+
 Status GenerateTpMlp(const SampleSpec& spec, kb::KernelBuilder& k) {
   TRNSIM_ASSIGN_OR_RETURN(std::vector<kb::HbmTensor> io, DeclareIo(spec, k));
   const kb::HbmTensor &x = io[0], &w1 = io[1], &w2 = io[2], &y = io[3];

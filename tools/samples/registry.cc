@@ -26,6 +26,7 @@ Generator GeneratorFor(const std::string& name) {
   if (starts("mlp_gelu_")) return GenerateGeluMlp;
   if (starts("attention_")) return GenerateAttention;
   if (starts("allreduce_")) return GenerateAllReduce;
+  if (starts("allgather_")) return GenerateAllGather;
   if (starts("mlp_tp")) return GenerateTpMlp;
   return nullptr;
 }

@@ -23,6 +23,7 @@ Status GenerateLayerNorm(const SampleSpec& spec, kb::KernelBuilder& k);  // norm
 Status GenerateGeluMlp(const SampleSpec& spec, kb::KernelBuilder& k);    // mlp.cc
 Status GenerateAttention(const SampleSpec& spec, kb::KernelBuilder& k);  // attention.cc
 Status GenerateAllReduce(const SampleSpec& spec, kb::KernelBuilder& k);  // collectives.cc
+Status GenerateAllGather(const SampleSpec& spec, kb::KernelBuilder& k);  // collectives.cc
 Status GenerateTpMlp(const SampleSpec& spec, kb::KernelBuilder& k);      // collectives.cc
 
 // The body of mlp_gelu: y = (gelu(x . w1) rounded to bf16) . w2, accumulated in fp32 and

@@ -168,6 +168,8 @@ inline uint32_t TpMlpHidden(int ranks) { return ranks == 4 ? 1024 : 2048; }
 // Collective samples (load with nrt_load_collectives; docs/toolchain.md "Sample kernels"):
 //   allreduce_<dtype>[_small][_lnc2]  one input `in`, one output `out` = the sum of every rank's
 //                                     `in` over the world given at load
+//   allgather_fp32_w<W>_lnc2          one input `in` [128, 256], one output `out` [W·128, 256]:
+//                                     rows [128r, 128r+128) are rank r's `in` (a world of W)
 //   mlp_tp<R>_bf16                    mlp_gelu_bf16 split over R ranks Megatron-style: each rank
 //                                     holds columns [r·H/R, (r+1)·H/R) of w1 and the same rows of
 //                                     w2, computes its partial y in fp32, and an fp32 all-reduce
@@ -189,6 +191,15 @@ inline std::vector<SampleSpec> CollectiveSamples() {
                                all_reduce("allreduce_fp32_lnc2", kF32, 1024, 2),
                                all_reduce("allreduce_fp32_small_lnc2", kF32, 256, 2),
                                all_reduce("allreduce_bf16_lnc2", kBf16, 1024, 2)};
+  SampleSpec gather;
+  gather.name = "allgather_fp32_w8_lnc2";
+  gather.lnc = 2;
+  gather.inputs = {{"in", kF32, {128, 256}}};
+  gather.outputs = {{"out", kF32, {8 * 128, 256}}};
+  gather.tolerance = {0.0, 0.0};
+  gather.math = "out rows [128r, 128r+128) = in of rank r, over a world of 8";
+  gather.ranks = 8;
+  s.push_back(std::move(gather));
   for (int ranks : {4, 16}) {
     const uint32_t h = TpMlpHidden(ranks) / uint32_t(ranks);
     SampleSpec tp;
