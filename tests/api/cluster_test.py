@@ -20,6 +20,10 @@ process with NEURON_RT_ROOT_COMM_ID = A's cluster address (A is the job's root):
                long before their timeout (60 s).
   kill_root    ranks 4-7 wait at A; A is SIGKILLed; ranks 4-7 fail at once with
                NRT_EXEC_HW_ERR_COLLECTIVES naming the root daemon that went away.
+  ultraserver  a Trn2 UltraServer: four trn2u.48xlarge daemons with --ultraserver us-0, 2 ranks
+               on each (logical cores 0-1: chip 0), allreduce_fp32_lnc2 exact over the 8; its
+               simulated time is the 2-rank one-instance all-reduce's plus exactly the Z-link
+               term: 2 halves x 3 steps x (1.5 us + 512 KiB / (4 x 2 x 31.75 GB/s)) = 21.384756 us.
 
 Last line: "N passed, M failed"; exit status 1 on any failure.
 """
@@ -50,15 +54,15 @@ REPORT = re.compile(r"model '([^']+)' vnc \d+: ([0-9.]+) us simulated")
 class Daemon:
     """A neurond with a unix socket for clients and a cluster address, output in a log file."""
 
-    def __init__(self, neurond, workdir, name):
+    def __init__(self, neurond, workdir, name, instance=INSTANCE, extra=()):
         self.sock = os.path.join(workdir, name + ".sock")
         self.log_path = os.path.join(workdir, name + ".log")
         if os.path.exists(self.sock):
             os.unlink(self.sock)
         self.log = open(self.log_path, "w")
         self.proc = subprocess.Popen(
-            [neurond, "--listen", "unix:" + self.sock, "--instance", INSTANCE,
-             "--cluster-listen", "127.0.0.1:0"],
+            [neurond, "--listen", "unix:" + self.sock, "--instance", instance,
+             "--cluster-listen", "127.0.0.1:0", *extra],
             stdout=self.log, stderr=subprocess.STDOUT, env=clean_env())
         self.cluster = None
         deadline = time.monotonic() + START_TIMEOUT_S
@@ -86,8 +90,8 @@ class Daemon:
             return "".join(f.readlines()[-20:])
 
 
-def rank_env(daemon, root, rank, world, lib, timeout_s=120):
-    core = rank % PER_INSTANCE
+def rank_env(daemon, root, rank, world, lib, timeout_s=120, per_instance=PER_INSTANCE):
+    core = rank % per_instance
     return clean_env(TRNSIM_DAEMON=daemon.address, NEURON_RT_VISIBLE_CORES=str(core),
                      NEURON_RT_ROOT_COMM_ID=root, RANK=str(rank), LOCAL_RANK=str(core),
                      WORLD_SIZE=str(world), NEURON_RT_EXEC_TIMEOUT=str(timeout_s),
@@ -123,12 +127,12 @@ def durations(results, model):
     return found
 
 
-def run_world(cc_rank, neff, mode, daemons, root, lib, ranks, world, executions):
+def run_world(cc_rank, neff, mode, daemons, root, lib, ranks, world, executions,
+              per_instance=PER_INSTANCE):
     procs = []
     for r in ranks:
-        daemon = daemons[0] if r < PER_INSTANCE else daemons[1]
-        procs.append((r, start(cc_rank, neff, mode, rank_env(daemon, root, r, world, lib),
-                               executions)))
+        env = rank_env(daemons[r // per_instance], root, r, world, lib, per_instance=per_instance)
+        procs.append((r, start(cc_rank, neff, mode, env, executions)))
     return finish(procs)
 
 
@@ -243,6 +247,31 @@ def kill_root_case(cc_rank, neff_dir, daemons, lib):
         expect(seconds < 30, f"rank {rank} failed within 30 s of the kill ({seconds:.1f} s)")
 
 
+Z_ALL_REDUCE_US = 21.384756  # 6 x (1.5 + 2.064126) us
+
+
+def ultraserver_case(cc_rank, neff_dir, daemons, lib):
+    neff = os.path.join(neff_dir, ALL_REDUCE)
+    per = 2
+    single = run_world(cc_rank, neff, "run", daemons, "one-node-baseline", lib, range(per), per, 1,
+                       per_instance=per)
+    expect_ok(single, 1, "2 ranks on one UltraServer node")
+    base = durations(single, "allreduce_fp32_lnc2").get(0, [0.0])[0]
+    world = per * len(daemons)
+    results = run_world(cc_rank, neff, "run", daemons, daemons[0].cluster, lib, range(world),
+                        world, 1, per_instance=per)
+    expect_ok(results, 1, "all-reduce over 8 ranks on the 4 nodes of an UltraServer")
+    got = durations(results, "allreduce_fp32_lnc2")
+    for rank in range(world):
+        us = got.get(rank, [])
+        if expect_eq(len(us), 1, f"rank {rank} reported its execution"):
+            expect(abs(us[0] - base - Z_ALL_REDUCE_US) <= 0.002,
+                   f"rank {rank}: {us[0]} us on the UltraServer, {base} us on one node: the "
+                   f"difference {us[0] - base:.3f} us is the Z-link term {Z_ALL_REDUCE_US} us")
+    print(f"[ figures ] allreduce_fp32_lnc2: 2 ranks on one node {base} us, 8 ranks on the "
+          f"UltraServer's 4 nodes {got.get(0, ['?'])[0]} us")
+
+
 def main():
     case, neurond, cc, prefix, source, workdir = sys.argv[1:7]
     os.makedirs(workdir, exist_ok=True)
@@ -252,11 +281,15 @@ def main():
                     "-o", cc_rank], check=True)
     lib = os.path.join(prefix, "lib")
     neff_dir = os.path.join(prefix, "share", "trnsim", "neff")
-    daemons = [Daemon(neurond, workdir, "a"), Daemon(neurond, workdir, "b")]
+    if case == "ultraserver":
+        daemons = [Daemon(neurond, workdir, f"node{n}", "trn2u.48xlarge",
+                          ("--ultraserver", "us-0")) for n in range(4)]
+    else:
+        daemons = [Daemon(neurond, workdir, "a"), Daemon(neurond, workdir, "b")]
     try:
         if not all(expect(d.cluster is not None, f"daemon {n} serves a cluster address "
                                                   f"({d.tail()})")
-                   for n, d in zip("AB", daemons)):
+                   for n, d in zip("ABCD", daemons)):
             return summary(require_checks=True)
         if case == "job":
             job_case(cc_rank, neff_dir, daemons, lib)
@@ -264,6 +297,8 @@ def main():
             kill_member_case(cc_rank, neff_dir, daemons, lib)
         elif case == "kill_root":
             kill_root_case(cc_rank, neff_dir, daemons, lib)
+        elif case == "ultraserver":
+            ultraserver_case(cc_rank, neff_dir, daemons, lib)
         else:
             expect(False, f"known case ({case})")
     finally:
