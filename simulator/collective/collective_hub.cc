@@ -4,6 +4,7 @@
 #include <compare>
 #include <condition_variable>
 #include <deque>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <new>
@@ -455,9 +456,22 @@ class CollectiveHub::Impl {
         }
       }
       it->second[rank] = instance_id;
-      if (auto d = departed_.find(communicator); d != departed_.end()) d->second.erase(rank);
+      auto d = departed_.find(communicator);
+      if (d != departed_.end() && d->second.erase(rank) > 0) ForgetOwed(communicator, rank);
     } catch (const std::bad_alloc&) {
       // Not noted: a departure of its instance then leaves the others to their timeout.
+    }
+  }
+
+  // Under the lock: a departed rank noted again is a rerun of it, not its departed
+  // predecessor; the failures that predecessor was owed (tombstones of its communicator) are
+  // not the new rank's to receive.
+  void ForgetOwed(const std::string& communicator, uint32_t rank) {
+    for (auto it = tombstones_.lower_bound(Key{communicator});
+         it != tombstones_.end() && it->first.communicator == communicator;) {
+      std::vector<uint32_t>& owed = it->second.owed;
+      owed.erase(std::remove(owed.begin(), owed.end(), rank), owed.end());
+      it = owed.empty() ? tombstones_.erase(it) : std::next(it);
     }
   }
 

@@ -134,7 +134,8 @@ class CollectiveHub final : public CollectiveFabric {
                                   CollectiveCall call, uint64_t occurrence);
 
   // Multi-instance jobs: `rank` of `communicator` runs on instance `instance_id` (a rerun
-  // forgets an earlier departure of it); the instance's daemon went away (`reason`).
+  // forgets an earlier departure of it, and the failures its departed predecessor was owed);
+  // the instance's daemon went away (`reason`).
   void NoteRank(const std::string& communicator, uint32_t rank, const std::string& instance_id);
   void DepartInstance(const std::string& instance_id, const std::string& reason);
 
