@@ -146,6 +146,7 @@ for file in lib/libnrt.so lib/libnrt.so.1 lib/libnrt.so.2.31.0.0 include/nrt/nrt
             lib/pkgconfig/libnrt.pc share/trnsim/neff/manifest.json \
             share/trnsim/neff/attention_bf16.neff share/doc/trnsim/README.md \
             share/doc/trnsim/docs/install.md bin/neurond bin/neuron-ls bin/neuron-profile \
+            bin/trnsim-device-plugin share/trnsim/neff/allgather_fp32_w8_lnc2.neff \
             lib/python3/dist-packages/trnsim_nki/__init__.py; do
   [[ -e $prefix/$file ]] || fail "the package has no /opt/trnsim/$file"
 done

@@ -204,6 +204,7 @@ void Daemon::Shutdown(std::chrono::milliseconds grace) {
     if (shared_memory_ != nullptr) shared_memory_->Stop();
     service_->BeginShutdown();
     if (cluster_server_ != nullptr) {
+      cluster_service_->BeginShutdown();
       cluster_server_->Shutdown(std::chrono::system_clock::now() + grace);
     }
     server_->Shutdown(std::chrono::system_clock::now() + grace);

@@ -83,8 +83,12 @@ grpc::Status ClusterService::Link(
     accepted = InvalidError("instance " + id + " is this daemon itself");
   } else {
     std::lock_guard lock(mutex_);
-    if (!linked_.insert(id).second) {
+    if (shutting_down_) {
+      accepted = FailureError("this daemon is shutting down");
+    } else if (!linked_.insert(id).second) {
       accepted = InvalidError("instance " + id + " is linked already");
+    } else {
+      link_contexts_.insert(context);
     }
   }
   v1::ClusterLinkReply reply;
@@ -107,11 +111,18 @@ grpc::Status ClusterService::Link(
   {
     std::lock_guard lock(mutex_);
     linked_.erase(id);
+    link_contexts_.erase(context);
   }
   const std::string reason = "the daemon of instance " + id + " went away";
   TRNSIM_LOG(Info, Tool) << "cluster: " << reason;
   fabric_->hub().DepartInstance(id, reason);
   return grpc::Status::OK;
+}
+
+void ClusterService::BeginShutdown() {
+  std::lock_guard lock(mutex_);
+  shutting_down_ = true;
+  for (grpc::ServerContext* context : link_contexts_) context->TryCancel();
 }
 
 grpc::Status ClusterService::Collective(grpc::ServerContext* context,

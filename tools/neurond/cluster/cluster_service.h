@@ -16,6 +16,10 @@
 // wrong), the instance type, the enum values, chip and core inside the member's instance, and
 // the sizes (NRT_INVALID with one log line). Hub statuses are answered as they are.
 //
+// BeginShutdown ends every open link at once (their members' ranks are failed as departed) and
+// refuses new ones, so that the daemon's shutdown does not wait out its grace period for
+// streams that never end by themselves.
+//
 // Thread safety: gRPC calls the handlers concurrently; the service's own state is locked.
 #pragma once
 
@@ -49,13 +53,17 @@ class ClusterService final : public v1::NeurondCluster::Service {
                               const v1::ClusterHostCollectiveRequest* request,
                               v1::ClusterHostCollectiveResponse* response) override;
 
+  void BeginShutdown();
+
  private:
   grpc::Status CheckToken(const std::string& token, const char* call) const;
 
   ClusterFabric* const fabric_;
   const std::string token_;
-  std::mutex mutex_;              // guards linked_
-  std::set<std::string> linked_;  // instance ids with an open link
+  std::mutex mutex_;                              // guards the members below
+  std::set<std::string> linked_;                  // instance ids with an open link
+  std::set<grpc::ServerContext*> link_contexts_;  // their calls, to end them at shutdown
+  bool shutting_down_ = false;
 };
 
 }  // namespace trnsim::neurond::cluster
