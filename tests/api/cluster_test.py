@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A job across two emulated instances: two neurond daemons on loopback (issue 22).
 
-  cluster_test.py CASE NEUROND CC PREFIX CC_RANK_SOURCE WORKDIR
+  cluster_test.py CASE NEUROND CC PREFIX CC_RANK_SOURCE WORKDIR TLS_DATA_DIR
 
 Builds cc_rank.c (tests/api) against the installed tree PREFIX, starts daemons A and B, each a
 trn2.3xlarge (one chip, 4 logical cores at LNC 2) with --cluster-listen 127.0.0.1:0, and runs
@@ -20,6 +20,10 @@ process with NEURON_RT_ROOT_COMM_ID = A's cluster address (A is the job's root):
                long before their timeout (60 s).
   kill_root    ranks 4-7 wait at A; A is SIGKILLed; ranks 4-7 fail at once with
                NRT_EXEC_HW_ERR_COLLECTIVES naming the root daemon that went away.
+  tls          A and B serve TLS (the committed test pair, tests/data/tls) with one token and
+               trust each other through --peer-ca: the 4 + 4 all-reduce is exact; a daemon whose
+               --peer-ca is another certificate, and one with another token, cannot join: their
+               ranks fail at once with NRT_EXEC_HW_ERR_COLLECTIVES saying why.
   ultraserver  a Trn2 UltraServer: four trn2u.48xlarge daemons with --ultraserver us-0, 2 ranks
                on each (logical cores 0-1: chip 0), allreduce_fp32_lnc2 exact over the 8; its
                simulated time is the 2-rank one-instance all-reduce's plus exactly the Z-link
@@ -74,6 +78,7 @@ class Daemon:
                 break
             time.sleep(0.05)
         self.address = "unix:" + self.sock
+        self.client_env = {}  # what a client needs besides TRNSIM_DAEMON (TLS, token)
 
     def stop(self):
         if self.proc.poll() is None:
@@ -92,7 +97,7 @@ class Daemon:
 
 def rank_env(daemon, root, rank, world, lib, timeout_s=120, per_instance=PER_INSTANCE):
     core = rank % per_instance
-    return clean_env(TRNSIM_DAEMON=daemon.address, NEURON_RT_VISIBLE_CORES=str(core),
+    return clean_env(**daemon.client_env, TRNSIM_DAEMON=daemon.address, NEURON_RT_VISIBLE_CORES=str(core),
                      NEURON_RT_ROOT_COMM_ID=root, RANK=str(rank), LOCAL_RANK=str(core),
                      WORLD_SIZE=str(world), NEURON_RT_EXEC_TIMEOUT=str(timeout_s),
                      TRNSIM_EXEC_REPORT="1", LD_LIBRARY_PATH=lib)
@@ -272,6 +277,46 @@ def ultraserver_case(cc_rank, neff_dir, daemons, lib):
           f"UltraServer's 4 nodes {got.get(0, ['?'])[0]} us")
 
 
+def tls_case(cc_rank, neff_dir, neurond, workdir, lib, tls_dir):
+    neff = os.path.join(neff_dir, ALL_REDUCE)
+    cert, key = os.path.join(tls_dir, "server.crt"), os.path.join(tls_dir, "server.key")
+    other = os.path.join(tls_dir, "other.crt")
+    tokens = {}
+    for name, text in (("token", "cluster-secret\n"), ("other-token", "not-the-secret\n")):
+        tokens[name] = os.path.join(workdir, name)
+        with open(tokens[name], "w") as f:
+            f.write(text)
+
+    def daemon(name, peer_ca, token):
+        d = Daemon(neurond, workdir, name, INSTANCE,
+                   ("--tls-cert", cert, "--tls-key", key, "--peer-ca", peer_ca,
+                    "--token-file", tokens[token]))
+        d.client_env = {"TRNSIM_TLS_CA": cert, "TRNSIM_TLS_SERVER_NAME": "localhost",
+                        "TRNSIM_TOKEN_FILE": tokens[token]}
+        return d
+
+    daemons = [daemon("tls-a", cert, "token"), daemon("tls-b", cert, "token")]
+    strangers = [daemon("tls-c", other, "token"), daemon("tls-d", cert, "other-token")]
+    try:
+        if not all(expect(d.cluster is not None, f"TLS daemon serves a cluster address ({d.tail()})")
+                   for d in daemons + strangers):
+            return
+        a = daemons[0]
+        results = run_world(cc_rank, neff, "run", daemons, a.cluster, lib, range(WORLD), WORLD, 1)
+        expect_ok(results, 1, "all-reduce over TLS between the daemons")
+        for d, why in ((strangers[0], "unreachable"), (strangers[1], "wrong token")):
+            p = start(cc_rank, neff, "run", rank_env(d, a.cluster, PER_INSTANCE, WORLD, lib, 60), 1)
+            rank, code, stdout, stderr, seconds = finish([(PER_INSTANCE, p)])[0]
+            expect(code == 1 and "nrt_execute: NRT_EXEC_HW_ERR_COLLECTIVES" in stdout,
+                   f"a rank on a daemon the root cannot trust ({why}) fails "
+                   f"(exit {code}: {stdout.strip()})")
+            expect(why in stderr, f"its log says {why!r} ({stderr.strip()[-400:]})")
+            expect(seconds < 30, f"it failed within 30 s ({seconds:.1f} s)")
+    finally:
+        for d in daemons + strangers:
+            d.stop()
+
+
 def main():
     case, neurond, cc, prefix, source, workdir = sys.argv[1:7]
     os.makedirs(workdir, exist_ok=True)
@@ -281,6 +326,9 @@ def main():
                     "-o", cc_rank], check=True)
     lib = os.path.join(prefix, "lib")
     neff_dir = os.path.join(prefix, "share", "trnsim", "neff")
+    if case == "tls":
+        tls_case(cc_rank, neff_dir, neurond, workdir, lib, sys.argv[7])
+        return summary(require_checks=True)
     if case == "ultraserver":
         daemons = [Daemon(neurond, workdir, f"node{n}", "trn2u.48xlarge",
                           ("--ultraserver", "us-0")) for n in range(4)]
