@@ -152,6 +152,7 @@ StatusOr<std::shared_ptr<RootLinks::Link>> RootLinks::Open(const std::string& ro
     while (raw->stream->Read(&ignored)) {
     }
     raw->alive.store(false);
+    raw->stream->Finish();  // the status is the log line below; the call ends here
     TRNSIM_LOG(Info, Tool) << "neurond: the link to the root daemon at " << root << " ended";
   });
   TRNSIM_LOG(Info, Tool) << "neurond: linked to the root daemon at " << root;
