@@ -39,7 +39,9 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "../python"))
+import rank_job  # noqa: E402
 from trnsim_checks import clean_env, expect, expect_eq, summary  # noqa: E402
 
 INSTANCE = "trn2.3xlarge"
@@ -97,31 +99,18 @@ class Daemon:
 
 def rank_env(daemon, root, rank, world, lib, timeout_s=120, per_instance=PER_INSTANCE):
     core = rank % per_instance
-    return clean_env(**daemon.client_env, TRNSIM_DAEMON=daemon.address, NEURON_RT_VISIBLE_CORES=str(core),
-                     NEURON_RT_ROOT_COMM_ID=root, RANK=str(rank), LOCAL_RANK=str(core),
+    return clean_env(**daemon.client_env, TRNSIM_DAEMON=daemon.address,
+                     NEURON_RT_VISIBLE_CORES=str(core), NEURON_RT_ROOT_COMM_ID=root, RANK=str(rank), LOCAL_RANK=str(core),
                      WORLD_SIZE=str(world), NEURON_RT_EXEC_TIMEOUT=str(timeout_s),
                      TRNSIM_EXEC_REPORT="1", LD_LIBRARY_PATH=lib)
 
 
-def start(cc_rank, neff, mode, env, executions=None):
-    argv = [cc_rank, neff, mode] + ([str(executions)] if executions is not None else [])
-    return subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+start = rank_job.start
 
 
 def finish(procs):
     """Waits for every process; returns [(rank, returncode, stdout, stderr, seconds)]."""
-    out = []
-    started = time.monotonic()
-    for rank, p in procs:
-        try:
-            stdout, stderr = p.communicate(
-                timeout=max(1, JOB_TIMEOUT_S - (time.monotonic() - started)))
-        except subprocess.TimeoutExpired:
-            p.kill()
-            stdout, stderr = p.communicate()
-        out.append((rank, p.returncode, stdout, stderr, time.monotonic() - started))
-    return out
+    return rank_job.finish(procs, JOB_TIMEOUT_S)
 
 
 def durations(results, model):
@@ -320,10 +309,7 @@ def tls_case(cc_rank, neff_dir, neurond, workdir, lib, tls_dir):
 def main():
     case, neurond, cc, prefix, source, workdir = sys.argv[1:7]
     os.makedirs(workdir, exist_ok=True)
-    cc_rank = os.path.join(workdir, "cc_rank")
-    subprocess.run([cc, "-std=c11", "-O2", "-pthread", source, "-I",
-                    os.path.join(prefix, "include"), "-L", os.path.join(prefix, "lib"), "-lnrt",
-                    "-o", cc_rank], check=True)
+    cc_rank = rank_job.build_cc_rank(cc, source, prefix, workdir)
     lib = os.path.join(prefix, "lib")
     neff_dir = os.path.join(prefix, "share", "trnsim", "neff")
     if case == "tls":

@@ -34,6 +34,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "../python"))
 import neurond_fixture  # noqa: E402
+import rank_job  # noqa: E402
 from trnsim_checks import clean_env, expect, expect_eq, summary  # noqa: E402
 
 INSTANCE = "trn2.48xlarge"
@@ -50,23 +51,12 @@ def rank_env(address, rank, world, timeout_s, lib):
                      LD_LIBRARY_PATH=lib)
 
 
-def start(cc_rank, neff, mode, env):
-    return subprocess.Popen([cc_rank, neff, mode], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+start = rank_job.start
 
 
 def finish(procs):
     """Waits for every process; returns [(rank, returncode, stdout, stderr, seconds)]."""
-    out = []
-    started = time.monotonic()
-    for rank, p in procs:
-        try:
-            stdout, stderr = p.communicate(timeout=max(1, JOB_TIMEOUT_S - (time.monotonic() - started)))
-        except subprocess.TimeoutExpired:
-            p.kill()
-            stdout, stderr = p.communicate()
-        out.append((rank, p.returncode, stdout, stderr, time.monotonic() - started))
-    return out
+    return rank_job.finish(procs, JOB_TIMEOUT_S)
 
 
 def world_case(cc_rank, neff_dir, address, lib, world):
@@ -137,10 +127,7 @@ def dies_case(cc_rank, neff_dir, address, lib):
 def main():
     case, neurond, cc, prefix, source, workdir = sys.argv[1:7]
     os.makedirs(workdir, exist_ok=True)
-    cc_rank = os.path.join(workdir, "cc_rank")
-    subprocess.run([cc, "-std=c11", "-O2", "-pthread", source, "-I",
-                    os.path.join(prefix, "include"), "-L", os.path.join(prefix, "lib"), "-lnrt",
-                    "-o", cc_rank], check=True)
+    cc_rank = rank_job.build_cc_rank(cc, source, prefix, workdir)
     lib = os.path.join(prefix, "lib")
     neff_dir = os.path.join(prefix, "share", "trnsim", "neff")
     if case == "threads":
