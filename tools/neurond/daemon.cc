@@ -83,9 +83,14 @@ StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
   device_options.instance = options.instance;
   std::string cluster_listen;
   if (!options.cluster.listen.empty()) {
-    if (options.inherited || options.cluster.listen.starts_with("unix:")) {
+    if (options.inherited) {
       return InvalidError("--cluster-listen " + options.cluster.listen +
-                          ": other daemons need a TCP address (HOST:PORT) the daemon binds itself");
+                          ": not with a socket passed by systemd (start neurond directly to join "
+                          "multi-instance jobs)");
+    }
+    if (options.cluster.listen.starts_with("unix:")) {
+      return InvalidError("--cluster-listen " + options.cluster.listen +
+                          ": other daemons need a TCP address (HOST:PORT)");
     }
     TRNSIM_ASSIGN_OR_RETURN(cluster_listen,
                             ParseListenAddress(options.cluster.listen, options.allow_remote));

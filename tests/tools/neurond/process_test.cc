@@ -303,6 +303,18 @@ TEST(NeurondProcessTest, BadCommandLinesExitWithoutListening) {
       {NEUROND_PATH, "--listen", sock, "--instance", "trn2.3xlarge", "--token-file",
        (dir.path() / "missing").string()},
       {NEUROND_PATH, "--instance", "trn2.3xlarge"},
+      // Multi-instance jobs (docs/cluster.md): the cluster address must be TCP, on loopback
+      // unless --allow-remote; --ultraserver only with it and only on an UltraServer node type;
+      // TLS needs --peer-ca to check the other daemons.
+      {NEUROND_PATH, "--listen", sock, "--instance", "trn2.3xlarge", "--cluster-listen",
+       "unix:" + (dir.path() / "peers").string()},
+      {NEUROND_PATH, "--listen", sock, "--instance", "trn2.3xlarge", "--cluster-listen",
+       "10.1.2.3:0"},
+      {NEUROND_PATH, "--listen", sock, "--instance", "trn2.3xlarge", "--cluster-listen",
+       "127.0.0.1:0", "--ultraserver", "us-0"},
+      {NEUROND_PATH, "--listen", sock, "--instance", "trn2u.48xlarge", "--ultraserver", "us-0"},
+      {NEUROND_PATH, "--listen", sock, "--instance", "trn2.3xlarge", "--cluster-listen",
+       "127.0.0.1:0", "--tls-cert", TlsData("server.crt"), "--tls-key", TlsData("server.key")},
   };
   for (const auto& args : cases) {
     pid_t pid = Spawn(args);
