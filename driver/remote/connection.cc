@@ -3,6 +3,7 @@
 #include <grpcpp/create_channel.h>
 #include <grpcpp/security/credentials.h>
 #include <grpcpp/support/channel_arguments.h>
+#include <sys/un.h>
 
 #include <algorithm>
 #include <fstream>
@@ -26,6 +27,43 @@ grpc::ChannelArguments TransferChannelArguments() {
 }
 
 }  // namespace
+
+// Defined here, beside the channel it guards, so that a program that only opens channels (neurond
+// talking to other daemons) does not need the remote back end.
+Status ValidateDaemonAddress(const std::string& address) {
+  const std::string quoted = "daemon address '" + address + "'";
+  if (address.rfind("unix:", 0) == 0) {
+    std::string path = address.substr(5);
+    if (path.empty()) return InvalidError(quoted + " names no socket path after 'unix:'");
+    if (path.size() >= sizeof(sockaddr_un::sun_path)) {
+      return InvalidError(quoted + ": the socket path is " + std::to_string(path.size()) +
+                          " bytes, the system allows at most " +
+                          std::to_string(sizeof(sockaddr_un::sun_path) - 1));
+    }
+    return Status::Ok();
+  }
+  const std::string shape = " is not unix:PATH or HOST:PORT (e.g. 127.0.0.1:7000, [::1]:7000)";
+  size_t colon = address.rfind(':');
+  if (colon == std::string::npos || colon == 0) return InvalidError(quoted + shape);
+  std::string host = address.substr(0, colon);
+  std::string port = address.substr(colon + 1);
+  bool bracketed = host.front() == '[';
+  if (bracketed != (host.back() == ']') || (bracketed && host.size() < 3) ||
+      (!bracketed && host.find(':') != std::string::npos)) {
+    return InvalidError(quoted + shape);
+  }
+  for (char c : host) {
+    if (c <= ' ' || c == '/' || c == '@' || c == '?' || c == '#') {
+      return InvalidError(quoted + shape);
+    }
+  }
+  if (port.empty() || port.size() > 5 ||
+      !std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
+      std::stoi(port) == 0 || std::stoi(port) > 65535) {
+    return InvalidError(quoted + ": '" + port + "' is not a TCP port (1 to 65535)");
+  }
+  return Status::Ok();
+}
 
 StatusOr<std::shared_ptr<grpc::Channel>> OpenDaemonChannel(const DeviceOptions& options) {
   if (options.address.empty()) return InvalidError("no daemon address");
