@@ -5,7 +5,8 @@
  *
  * nrt_init, nrt_load the model, allocate one device tensor per input and output (inputs stay
  * zero: only the time matters), print "loaded" (flushed), then run nrt_execute COUNT times, or
- * forever without COUNT, and end with nrt_unload and nrt_close. Exit status 0 once COUNT
+ * forever without COUNT, printing "executing N" (flushed) right before the N-th call (from 0),
+ * and end with nrt_unload and nrt_close. Exit status 0 once COUNT
  * executions succeeded, 1 (with a message) when any call fails, 2 for a bad command line.
  */
 #include <stdio.h>
@@ -63,6 +64,8 @@ int main(int argc, char **argv) {
   printf("loaded\n");
   fflush(stdout);
   for (long i = 0; count < 0 || i < count; ++i) {
+    printf("executing %ld\n", i);
+    fflush(stdout);
     if ((s = nrt_execute(model, inputs, outputs)) != NRT_SUCCESS) return fail("nrt_execute", s);
   }
   nrt_unload(model);
