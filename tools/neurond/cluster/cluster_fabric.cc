@@ -65,15 +65,25 @@ void ClusterFabric::SetAddress(const std::string& address) {
 }
 
 ClusterFabric::Route ClusterFabric::RouteOf(const std::string& communicator) const {
+  {
+    std::lock_guard lock(routes_mutex_);
+    if (auto known = routes_.find(communicator); known != routes_.end()) return known->second;
+  }
+  Route route = Route::kLocal;
   switch (ClassifyRoot(communicator, address_)) {
     case RootKind::kThisDaemon:
-      return Route::kRoot;
+      route = Route::kRoot;
+      break;
     case RootKind::kOtherDaemon:
-      return Route::kForward;
+      route = Route::kForward;
+      break;
     case RootKind::kNotCluster:
       break;
   }
-  return Route::kLocal;
+  std::lock_guard lock(routes_mutex_);
+  if (routes_.size() >= kMaxRoutes) routes_.clear();
+  routes_.emplace(communicator, route);
+  return route;
 }
 
 void ClusterFabric::MarkOwn(collective::RankEndpoint& endpoint) const {

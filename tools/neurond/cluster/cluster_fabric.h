@@ -11,12 +11,18 @@
 // a job rooted here is noted in the hub; one rooted elsewhere opens or uses the link to its
 // root. MaxWorld is the largest world Communicators should accept for a communicator.
 //
+// Routes are remembered per communicator (the check may list the host's interfaces, and every
+// Execute of a rank asks up to three times): at most kMaxRoutes names, forgotten all at once
+// when full.
+//
 // Thread safety: all methods may be called from any thread. SetAddress must be called once,
 // before the daemon serves any call.
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 
 #include "simulator/collective/collective_fabric.h"
 #include "simulator/collective/collective_hub.h"
@@ -56,8 +62,12 @@ class ClusterFabric final : public simulator::collective::CollectiveFabric {
   Route RouteOf(const std::string& communicator) const;
   void MarkOwn(simulator::collective::RankEndpoint& endpoint) const;
 
+  static constexpr size_t kMaxRoutes = 4096;
+
   const simulator::InstanceSpec& spec_;
   ClusterIdentity identity_;  // until SetAddress makes the links
+  mutable std::mutex routes_mutex_;  // guards routes_
+  mutable std::unordered_map<std::string, Route> routes_;
   std::string address_;
   simulator::collective::CollectiveHub hub_;
   std::unique_ptr<RootLinks> links_;
