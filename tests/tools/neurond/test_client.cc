@@ -65,4 +65,12 @@ bool RawClient::NextEvent(v1::SessionEvent* event) {
   return attach_ != nullptr && attach_->Read(event);
 }
 
+grpc::Status RawClient::FinishAttach() {
+  if (attach_ == nullptr) return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, "no stream");
+  grpc::Status status = attach_->Finish();
+  attach_.reset();
+  attach_context_.reset();
+  return status;
+}
+
 }  // namespace trnsim::neurond::testing

@@ -43,6 +43,8 @@ class RawClient {
   void BreakAttach();
   // Reads the next event of the Attach stream (false when it ended).
   bool NextEvent(v1::SessionEvent* event);
+  // After NextEvent returned false: how the stream ended.
+  grpc::Status FinishAttach();
 
   // A context with the session key (unless `with_key` is false) and a 10 s deadline.
   std::unique_ptr<grpc::ClientContext> Context(bool with_key = true) const;
