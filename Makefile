@@ -11,7 +11,7 @@ FUZZ_SECONDS  ?= 60
 FUZZ_MAX_LEN  ?= 65536
 FUZZ_TIMEOUT  ?= 30
 # The libFuzzer targets of `make fuzz`: tests/fuzz/<t>_fuzzer.cc, seeds tests/fuzz/corpus/<t>/.
-FUZZ_TARGETS  ?= neff_reader isa_decoder neurond_service
+FUZZ_TARGETS  ?= neff_reader isa_decoder neurond_service neurond_cluster
 
 .PHONY: all deps configure build run test sanitize fuzz fuzz-long bench fidelity install deb deb-check format clean
 

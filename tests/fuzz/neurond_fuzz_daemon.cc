@@ -33,8 +33,42 @@ ServiceOptions FuzzServiceOptions() {
 }
 
 void Fail(const std::string& what) {
-  std::fprintf(stderr, "neurond_service_fuzzer: %s\n", what.c_str());
+  std::fprintf(stderr, "neurond fuzzer: %s\n", what.c_str());
   std::abort();
+}
+
+bool Verbose() {
+  static const bool verbose = std::getenv("NEUROND_FUZZ_VERBOSE") != nullptr;
+  return verbose;
+}
+
+void CheckReply(const char* rpc, const v1::NrtStatus& status) {
+  if (Verbose()) {
+    std::fprintf(stderr, "  %s: %u %s\n", rpc, status.code(), status.message().c_str());
+  }
+  if (status.code() != 0 && status.message().empty()) {
+    Fail(std::string(rpc) + ": NrtStatus " + std::to_string(status.code()) + " without a message");
+  }
+}
+
+void CheckGrpc(const char* rpc, const grpc::Status& status, bool cancelled) {
+  if (Verbose() && !status.ok()) {
+    std::fprintf(stderr, "  %s: gRPC %d %s\n", rpc, status.error_code(),
+                 status.error_message().c_str());
+  }
+  switch (status.error_code()) {
+    case grpc::StatusCode::OK:
+    case grpc::StatusCode::UNAUTHENTICATED:
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:
+      return;
+    case grpc::StatusCode::CANCELLED:
+      if (cancelled) return;
+      break;
+    default:
+      break;
+  }
+  Fail(std::string(rpc) + ": gRPC status " + std::to_string(status.error_code()) + ": " +
+       status.error_message());
 }
 
 namespace {

@@ -55,41 +55,6 @@ constexpr std::chrono::seconds kSettleTime{5};
 
 bool IsError(const v1::NrtStatus& status) { return status.code() != 0; }
 
-// NEUROND_FUZZ_VERBOSE=1: every reply on stderr (to check what a seed does).
-bool Verbose() {
-  static const bool verbose = std::getenv("NEUROND_FUZZ_VERBOSE") != nullptr;
-  return verbose;
-}
-
-void CheckReply(const char* rpc, const v1::NrtStatus& status) {
-  if (Verbose())
-    std::fprintf(stderr, "  %s: %u %s\n", rpc, status.code(), status.message().c_str());
-  if (IsError(status) && status.message().empty()) {
-    Fail(std::string(rpc) + ": NrtStatus " + std::to_string(status.code()) + " without a message");
-  }
-}
-
-// Allowed gRPC statuses of every call (the file comment).
-void CheckGrpc(const char* rpc, const grpc::Status& status, bool stream_cancelled = false) {
-  if (Verbose() && !status.ok()) {
-    std::fprintf(stderr, "  %s: gRPC %d %s\n", rpc, status.error_code(),
-                 status.error_message().c_str());
-  }
-  switch (status.error_code()) {
-    case grpc::StatusCode::OK:
-    case grpc::StatusCode::UNAUTHENTICATED:
-    case grpc::StatusCode::RESOURCE_EXHAUSTED:
-      return;
-    case grpc::StatusCode::CANCELLED:
-      if (stream_cancelled) return;
-      break;
-    default:
-      break;
-  }
-  Fail(std::string(rpc) + ": gRPC status " + std::to_string(status.error_code()) + ": " +
-       status.error_message());
-}
-
 struct SessionSlot {
   std::string key;  // empty: none
   std::unique_ptr<grpc::ClientContext> attach_context;

@@ -1,7 +1,7 @@
 // The corpus replayer: a main() for a libFuzzer target built without libFuzzer (any compiler),
 // which runs LLVMFuzzerTestOneInput once on each file it is given — every regular file of each
 // directory argument (sorted by name, not recursing), or a file argument itself. CTest runs the
-// three targets this way on their committed seed corpora in `make test` and, under ASan and
+// four targets this way on their committed seed corpora in `make test` and, under ASan and
 // UBSan, in `make sanitize` (tests/fuzz/CMakeLists.txt), so a change that breaks a target's
 // oracle or crashes on a seed fails there without a clang build. It does not mutate anything:
 // fuzzing proper is `make fuzz`.
