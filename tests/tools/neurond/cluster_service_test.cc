@@ -24,7 +24,7 @@ namespace {
 using namespace std::chrono_literals;
 
 constexpr char kToken[] = "cluster-s3cret";
-constexpr uint32_t kOk = 0, kInvalid = 2, kCollectives = 1200;
+constexpr uint32_t kOk = 0, kInvalid = 2, kTimeout = 5, kCollectives = 1200;
 
 class ClusterServiceTest : public ::testing::Test {
  protected:
@@ -274,6 +274,33 @@ TEST_F(ClusterServiceTest, EndOfALinkFailsAForwardedRankWaitingForItsRanks) {
   EXPECT_NE(response.status().message().find("rank 1"), std::string::npos)
       << response.status().message();
   EXPECT_NE(response.status().message().find("m:1 went away"), std::string::npos)
+      << response.status().message();
+}
+
+TEST_F(ClusterServiceTest, BindingsNoJobCanHaveAreNotNoted) {
+  // Member m:1 binds rank 1 only with worlds no job can have (empty, rank not below it, larger
+  // than 64 instances hold); its link then ends. Had a binding been noted, rank 0 waiting for
+  // rank 1 would fail at once naming m:1 (as in EndOfALinkFailsAForwardedRankWaitingForItsRanks);
+  // ignored, it times out.
+  v1::ClusterLinkMessage message = LinkMessage("m:1");
+  for (uint32_t world : {0u, 1u, 1u << 20}) {
+    v1::ClusterRankBinding* binding = message.add_ranks();
+    binding->set_communicator(daemon_->cluster_address());
+    binding->set_rank(1);
+    binding->set_world_size(world);
+  }
+  Link link = OpenLink(message);
+  ASSERT_TRUE(link.replied);
+  ASSERT_EQ(link.reply.status().code(), kOk);
+  EXPECT_TRUE(link.Close().ok());
+
+  v1::ClusterCollectiveRequest request = Collective("m:2", 0, 1.0f);
+  request.set_timeout_ms(300);
+  v1::ClusterCollectiveResponse response;
+  grpc::Status status = stub_->Collective(Context().get(), request, &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(response.status().code(), kTimeout) << response.status().message();
+  EXPECT_EQ(response.status().message().find("went away"), std::string::npos)
       << response.status().message();
 }
 

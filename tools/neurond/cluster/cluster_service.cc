@@ -103,8 +103,23 @@ grpc::Status ClusterService::Link(
                          << ") linked";
   stream->Write(reply);
   v1::ClusterLinkMessage message = std::move(first);
+  const uint32_t max_world = collective::MaxClusterWorldSize(fabric_->spec());
+  bool refused_binding = false;
   do {
     for (const v1::ClusterRankBinding& binding : message.ranks()) {
+      // A rank no job here can have is not noted: what the hub keeps per communicator stays
+      // bounded by the largest world, whatever a member sends.
+      if (binding.world_size() == 0 || binding.world_size() > max_world ||
+          binding.rank() >= binding.world_size()) {
+        if (!refused_binding) {
+          TRNSIM_LOG(Warn, Tool) << "cluster: instance " << id << " bound rank " << binding.rank()
+                                 << " of a world of " << binding.world_size() << " (at most "
+                                 << max_world
+                                 << "); ignored, and so are its later bindings like it";
+        }
+        refused_binding = true;
+        continue;
+      }
       fabric_->hub().NoteRank(binding.communicator(), binding.rank(), id);
     }
   } while (stream->Read(&message));

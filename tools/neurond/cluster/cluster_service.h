@@ -4,7 +4,9 @@
 //   Link            a member daemon's link: the first message must carry the daemon's token,
 //                   the protocol version, a known instance type and an instance id that is not
 //                   this daemon's and not linked already; the reply says whether it is
-//                   accepted. Each binding it sends is noted in the hub (NoteRank). When the
+//                   accepted. Each binding it sends is noted in the hub (NoteRank), unless
+//                   its rank is not below its world size or the world is empty or larger
+//                   than MaxClusterWorldSize (ignored, one log line per link). When the
 //                   stream ends — the member exited or died, or this daemon shuts down — the
 //                   hub fails every collective waiting for one of its ranks
 //                   (CollectiveHub::DepartInstance), and one log line says so.
