@@ -115,9 +115,12 @@ class Run {
         case ClusterOp::kLinkSend:
           LinkSend();
           break;
-        case ClusterOp::kLinkEnd:
-          LinkEnd(in_.U8() % kLinkSlots, (in_.U8() & 1) != 0);
+        case ClusterOp::kLinkEnd: {
+          const int slot = in_.U8() % kLinkSlots;  // read in the format's order
+          const bool cancel = (in_.U8() & 1) != 0;
+          LinkEnd(slot, cancel);
           break;
+        }
         case ClusterOp::kCollective:
           Collective();
           break;
@@ -139,7 +142,6 @@ class Run {
   struct LinkSlot {
     std::unique_ptr<grpc::ClientContext> context;
     std::unique_ptr<grpc::ClientReaderWriter<v1::ClusterLinkMessage, v1::ClusterLinkReply>> stream;
-    bool cancelled = false;
   };
 
   void LinkOpen() {
