@@ -186,56 +186,58 @@ class Run {
     link = LinkSlot();
   }
 
-  template <typename Body>
-  void Start(Body body) {
+  // Starts one forwarded call on its own thread, with the input's timeout: `call(stub, context,
+  // request, response)` makes the RPC, `check(request, response)` is its own oracle once it was
+  // answered; the checks every call gets are here.
+  template <typename Response, typename Request, typename Call, typename Check>
+  void Forward(const char* rpc, Request request, Call call, Check check) {
+    bool refused = false;
+    request.set_timeout_ms(TimeoutMs(in_, &refused));
     if (calls_.size() >= kMaxCalls) Join();
-    calls_.emplace_back(std::move(body));
+    calls_.emplace_back([this, rpc, request = std::move(request), refused, call, check] {
+      const auto timeout = std::chrono::milliseconds(refused ? 0 : request.timeout_ms());
+      auto context = Context(timeout);
+      Response response;
+      const auto start = Clock::now();
+      const grpc::Status status = call(*root_.stub, context.get(), request, &response);
+      CheckGrpc(rpc, status);
+      if (!status.ok()) return;
+      CheckReply(rpc, response.status());
+      CheckDuration(rpc, start, timeout);
+      if (refused && response.status().code() == 0) {
+        Fail(std::string(rpc) + ": a timeout of " + std::to_string(request.timeout_ms()) +
+             " ms was accepted");
+      }
+      check(request, response);
+    });
   }
 
   void Collective() {
-    v1::ClusterCollectiveRequest request = in_.CollectiveRequest();
-    bool refused = false;
-    request.set_timeout_ms(TimeoutMs(in_, &refused));
-    Start([this, request = std::move(request), refused] {
-      const auto timeout = std::chrono::milliseconds(refused ? 0 : request.timeout_ms());
-      auto context = Context(timeout);
-      v1::ClusterCollectiveResponse response;
-      const auto start = Clock::now();
-      const grpc::Status status = root_.stub->Collective(context.get(), request, &response);
-      CheckGrpc("Collective", status);
-      if (!status.ok()) return;
-      CheckReply("Collective", response.status());
-      CheckDuration("Collective", start, timeout);
-      if (refused && response.status().code() == 0) {
-        Fail("Collective: a timeout of " + std::to_string(request.timeout_ms()) +
-             " ms was accepted");
-      }
-      if (response.status().code() == 0 && response.output().size() != request.output_bytes()) {
-        Fail("Collective: " + std::to_string(response.output().size()) + " bytes back for " +
-             std::to_string(request.output_bytes()));
-      }
-    });
+    Forward<v1::ClusterCollectiveResponse>(
+        "Collective", in_.CollectiveRequest(),
+        [](v1::NeurondCluster::Stub& stub, grpc::ClientContext* context,
+           const v1::ClusterCollectiveRequest& request, v1::ClusterCollectiveResponse* response) {
+          return stub.Collective(context, request, response);
+        },
+        [](const v1::ClusterCollectiveRequest& request,
+           const v1::ClusterCollectiveResponse& response) {
+          if (response.status().code() == 0 &&
+              response.output().size() != request.output_bytes()) {
+            Fail("Collective: " + std::to_string(response.output().size()) + " bytes back for " +
+                 std::to_string(request.output_bytes()));
+          }
+        });
   }
 
   void HostCollective() {
-    v1::ClusterHostCollectiveRequest request = in_.HostCollectiveRequest();
-    bool refused = false;
-    request.set_timeout_ms(TimeoutMs(in_, &refused));
-    Start([this, request = std::move(request), refused] {
-      const auto timeout = std::chrono::milliseconds(refused ? 0 : request.timeout_ms());
-      auto context = Context(timeout);
-      v1::ClusterHostCollectiveResponse response;
-      const auto start = Clock::now();
-      const grpc::Status status = root_.stub->HostCollective(context.get(), request, &response);
-      CheckGrpc("HostCollective", status);
-      if (!status.ok()) return;
-      CheckReply("HostCollective", response.status());
-      CheckDuration("HostCollective", start, timeout);
-      if (refused && response.status().code() == 0) {
-        Fail("HostCollective: a timeout of " + std::to_string(request.timeout_ms()) +
-             " ms was accepted");
-      }
-    });
+    Forward<v1::ClusterHostCollectiveResponse>(
+        "HostCollective", in_.HostCollectiveRequest(),
+        [](v1::NeurondCluster::Stub& stub, grpc::ClientContext* context,
+           const v1::ClusterHostCollectiveRequest& request,
+           v1::ClusterHostCollectiveResponse* response) {
+          return stub.HostCollective(context, request, response);
+        },
+        [](const v1::ClusterHostCollectiveRequest&, const v1::ClusterHostCollectiveResponse&) {});
   }
 
   static void CheckDuration(const char* rpc, Clock::time_point start,
