@@ -50,6 +50,9 @@ struct Rendezvous {
   std::vector<int> chips;
   std::vector<RankEndpoint::Instance> instances;  // device collectives, by position
   std::vector<HostCollectiveCall> host_calls;  // host collectives, by position
+  // By position, while the member waits in Arrive (which keeps its options alive): how the
+  // member completing the meeting sees that one who came earlier has been cancelled since.
+  std::vector<const PortOptions*> options;
   bool computing = false;
   bool finished = false;
   Status failure;                           // ok when the rendezvous succeeded
@@ -248,6 +251,7 @@ class CollectiveHub::Impl {
       built->chips.resize(g);
       built->instances.resize(g);
       built->host_calls.resize(g);
+      built->options.resize(g);
       open_.emplace(key, built);  // strong guarantee: on bad_alloc nothing is inserted
       rv = std::move(built);
     }
@@ -274,7 +278,17 @@ class CollectiveHub::Impl {
   StatusOr<CollectiveOutcome> Arrive(std::unique_lock<std::mutex>& lock, const Key& key,
                                      const std::shared_ptr<Rendezvous>& rv, size_t position,
                                      const PortOptions& options) {
+    rv->options[position] = &options;
     if (rv->arrived == rv->members.size()) {
+      // A member cancelled while it waited (its process died and neurond ended its session)
+      // has left the job: the meeting fails for all rather than complete with its input, even
+      // if the member's own wait has not looked at its flag yet (it does every kPollSlice).
+      for (size_t p = 0; p < rv->members.size(); ++p) {
+        if (p != position && Cancelled(*rv->options[p])) {
+          Finish(key, *rv, CancelledError(*rv, rv->members[p]));
+          return rv->failure;
+        }
+      }
       rv->computing = true;
       lock.unlock();
       Status status;
@@ -297,11 +311,8 @@ class CollectiveHub::Impl {
     while (!rv->finished) {
       const auto now = std::chrono::steady_clock::now();
       if (!rv->computing) {  // everyone arrived and the result is being computed: just wait
-        if ((options.cancel != nullptr && options.cancel->load()) ||
-            (options.cancelled && options.cancelled())) {
-          Finish(key, *rv,
-                 Collectives(rv->label + ": rank " + std::to_string(rank) +
-                             " was cancelled while waiting for group " + GroupText(rv->members)));
+        if (Cancelled(options)) {
+          Finish(key, *rv, CancelledError(*rv, rank));
           break;
         }
         if (now >= deadline) {
@@ -322,6 +333,16 @@ class CollectiveHub::Impl {
     }
     if (!rv->failure.ok()) return rv->failure;
     return std::move(rv->outcomes[position]);
+  }
+
+  static bool Cancelled(const PortOptions& options) {
+    return (options.cancel != nullptr && options.cancel->load()) ||
+           (options.cancelled && options.cancelled());
+  }
+
+  static Status CancelledError(const Rendezvous& rv, uint32_t rank) {
+    return Collectives(rv.label + ": rank " + std::to_string(rank) +
+                       " was cancelled while waiting for group " + GroupText(rv.members));
   }
 
   // Under the lock: records the end of the rendezvous, forgets it, remembers a failure and

@@ -19,11 +19,13 @@ serving a trn2.48xlarge (LNC 2: 64 logical cores, 4 per chip) and runs one case:
             with NRT_EXEC_HW_ERR_COLLECTIVES naming the ranks that disagree, well before the
             timeout
   dies      a world of 4 where rank 2 enters the all-reduce first and is SIGKILLed while it
-            waits; ranks 0, 1 and 3 then fail with NRT_EXEC_HW_ERR_COLLECTIVES naming rank 2,
-            well before the timeout (30 s)
+            waits; once neurond has ended its session (neuron-ls no longer lists it), ranks
+            0, 1 and 3 start and fail with NRT_EXEC_HW_ERR_COLLECTIVES naming rank 2, well
+            before the timeout (30 s)
 
 Last line: "N passed, M failed"; exit status 1 on any failure.
 """
+import json
 import os
 import signal
 import subprocess
@@ -107,7 +109,29 @@ def mismatch_case(cc_rank, neff_dir, address, lib):
                    "rank 1's message size differs")
 
 
-def dies_case(cc_rank, neff_dir, address, lib):
+def processes_seen(prefix, address):
+    """The pids neurond lists as using its devices (neuron-ls -j's neuron_processes)."""
+    out = subprocess.run([os.path.join(prefix, "bin", "neuron-ls"), "-j"], capture_output=True,
+                         text=True, timeout=30,
+                         env=clean_env(TRNSIM_DAEMON=address,
+                                       LD_LIBRARY_PATH=os.path.join(prefix, "lib")))
+    if out.returncode != 0:
+        return None
+    return {p["pid"] for device in json.loads(out.stdout) for p in device["neuron_processes"]}
+
+
+def wait_gone(prefix, address, pid, timeout_s=10.0):
+    """True once neurond no longer lists process `pid` (it has ended the process's session)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        seen = processes_seen(prefix, address)
+        if seen is not None and pid not in seen:
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def dies_case(cc_rank, neff_dir, address, lib, prefix):
     victim = start(cc_rank, os.path.join(neff_dir, NEFF), "hang", rank_env(address, 2, 4, 30, lib))
     line = victim.stdout.readline()
     expect("rank 2: loaded" in line, f"rank 2 loaded its model ({line.strip()!r})")
@@ -115,8 +139,14 @@ def dies_case(cc_rank, neff_dir, address, lib):
     expect("rank 2: executing" in line, f"rank 2 calls nrt_execute ({line.strip()!r})")
     time.sleep(2.0)  # it is now waiting in the all-reduce for ranks 0, 1 and 3
     expect(victim.poll() is None, "rank 2 is still waiting for the others")
+    expect(victim.pid in (processes_seen(prefix, address) or set()),
+           "neuron-ls lists rank 2's process while it waits")
     victim.send_signal(signal.SIGKILL)
     victim.wait()
+    # The others start once neurond has noticed the death (its Attach poll: within 50 ms). Ranks
+    # that complete the meeting before then meet rank 2's input, which it had already given
+    # (docs/collectives.md, "What a rank's process sees").
+    expect(wait_gone(prefix, address, victim.pid), "neurond ends rank 2's session")
     procs = [(r, start(cc_rank, os.path.join(neff_dir, NEFF), "run",
                        rank_env(address, r, 4, 30, lib))) for r in (0, 1, 3)]
     results = finish(procs)
@@ -148,7 +178,7 @@ def main():
         elif case == "mismatch":
             mismatch_case(cc_rank, neff_dir, address, lib)
         elif case == "dies":
-            dies_case(cc_rank, neff_dir, address, lib)
+            dies_case(cc_rank, neff_dir, address, lib, prefix)
         else:
             expect(False, f"known case ({case})")
     finally:

@@ -123,6 +123,29 @@ TEST(CollectiveHubFailure, CancelledRankFailsTheOthersNamingIt) {
   }
 }
 
+TEST(CollectiveHubFailure, ARankCancelledBeforeItsWaitNoticesIsNotMetWith) {
+  // Rank 0 waits; its cancel flag is set (its process died) and rank 1 arrives at once, before
+  // rank 0's wait looks at the flag again (every 20 ms). Rank 1 must not complete the
+  // all-reduce with the departed rank's input: the meeting fails for both, naming rank 0.
+  CollectiveHub hub(Trn2_48xl());
+  std::atomic<bool> cancel{false};
+  std::optional<StatusOr<CollectiveOutcome>> first;
+  std::thread waiter([&] {
+    auto port = hub.Attach({"c", 0, 2, 0, 0}, {milliseconds(10000), &cancel});
+    first.emplace(port->Run(AllReduce(1)));
+  });
+  std::this_thread::sleep_for(milliseconds(100));  // rank 0 is waiting by now
+  cancel = true;
+  auto port = hub.Attach({"c", 1, 2, 1, 0}, {milliseconds(10000), nullptr});
+  StatusOr<CollectiveOutcome> second = port->Run(AllReduce(1));
+  waiter.join();
+  for (const auto* r : {&*first, &second}) {
+    ASSERT_EQ(r->status().code(), StatusCode::kExecHwErrCollectives) << r->status().ToString();
+    EXPECT_TRUE(Contains(r->status(), "rank 0 was cancelled while waiting for group [0,1]"))
+        << r->status().message();
+  }
+}
+
 TEST(CollectiveHubFailure, ExecutionsMeetOnlyOnEqualSequence) {
   // Rank 1 is one execution ahead: nobody meets and both time out.
   CollectiveHub hub(Trn2_48xl());
