@@ -126,9 +126,9 @@ void BM_Forwarded(benchmark::State& state) {
     request.set_communicator(root);
     request.set_rank(r);
     request.set_world_size(2);
-    request.set_kind(0);     // all_reduce
-    request.set_op(1);       // add
-    request.set_dtype(0xA);  // fp32
+    request.set_kind(static_cast<uint32_t>(isa::CollectiveKind::kAllReduce));
+    request.set_op(static_cast<uint32_t>(isa::AluOp::kAdd));
+    request.set_dtype(static_cast<uint32_t>(isa::Dtype::kFloat32));
     request.set_group_stride(1);
     const std::vector<uint8_t> input = Input(bytes, r);
     request.set_input(input.data(), input.size());
